@@ -1,0 +1,36 @@
+"""Contracts every family shares: Result and history recording, stopping, Param specs,
+the input-error type with validation helpers, and projection/prox primitives."""
+from .errors import InputError
+from .family import STOPPING_PARAMS, Method, check_stopping, solve_with
+from .params import Param, add_cli_flags, merge_specs, params_from_cli, params_markdown, validate_params
+from .prox import (
+    fista_momentum,
+    fista_next_t,
+    hard_threshold,
+    project_box,
+    project_capped_simplex,
+    project_capped_simplex_bisection,
+    project_psd,
+    singular_value_threshold,
+)
+from .result import STATUSES, Callback, HistoryRecorder, Result, relative_change
+from .validation import (
+    as_pm_one,
+    check_array,
+    check_finite,
+    check_labels,
+    check_memory,
+    check_same_length,
+    format_bytes,
+    memory_budget,
+)
+
+__all__ = [
+    "InputError", "STOPPING_PARAMS", "Method", "check_stopping", "solve_with",
+    "Param", "add_cli_flags", "merge_specs", "params_from_cli", "params_markdown", "validate_params",
+    "fista_momentum", "fista_next_t", "hard_threshold", "project_box", "project_capped_simplex",
+    "project_capped_simplex_bisection", "project_psd", "singular_value_threshold",
+    "STATUSES", "Callback", "HistoryRecorder", "Result", "relative_change",
+    "as_pm_one", "check_array", "check_finite", "check_labels", "check_memory", "check_same_length",
+    "format_bytes", "memory_budget",
+]
