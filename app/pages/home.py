@@ -1,0 +1,52 @@
+"""Home: what the lab is, and one card per family with its paper and what you can see there."""
+from __future__ import annotations
+
+import importlib
+
+import streamlit as st
+
+from solvers import FAMILIES, datasets
+
+CARDS = {
+    "foundations": "Gradient descent, heavy ball and Nesterov/FISTA on 2-D problems, with projections onto a box, "
+                   "the ℓ0 ball and the capped simplex: the building blocks of the five papers.",
+    "sparse": "PG / APG / PG+ / APG+ against baselines on ℓ0-constrained least squares and logistic regression: "
+              "residual vs time, support changes, transition plots.",
+    "multitask": "Convex ASO by APG, PG and BCD: the shared subspace, eigenvalues of M, the Eq. (14) explorer.",
+    "smm": "Support matrix machines: ALM-SNCG against ADMMs, KKT residual vs time, C-paths by adaptive sieving.",
+    "metric": "Triplet metric learning with safe screening: screening rate per bound and rule along the λ-path.",
+    "npsvc": "Nonparallel SVMs and NPSVC++: Pareto weights, per-class objectives, t-SNE of learned features.",
+}
+
+
+def family_module(name: str):
+    """The family's package when it is installed and complete enough to describe itself, else None."""
+    try:
+        module = importlib.import_module(f"solvers.{name}")
+    except ImportError:
+        return None
+    return module if hasattr(module, "TITLE") and hasattr(module, "PAPER") else None
+
+
+st.title("Optimization lab")
+st.markdown(
+    "An interactive lab for five optimization methods from recent papers. Pick a dataset and one or more "
+    "methods, move a slider, and watch convergence curves, screening rates, Pareto weights, solution paths "
+    "and learned features change live. The same solvers run from Python and the command line "
+    "(`python -m solvers …`) to reproduce the papers' tables (`python -m solvers.bench …`)."
+)
+where = datasets.data_dir()
+st.caption(f"Real datasets are read from {where}." if where else
+           "No data directory found: set SOLVERS_DATA to use the papers' real datasets; bundled and synthetic data work.")
+for row_start in range(0, len(FAMILIES) + 1, 3):
+    cols = st.columns(3)
+    for col, name in zip(cols, (["foundations", *FAMILIES])[row_start:row_start + 3]):
+        module = family_module(name)
+        with col.container(border=True):
+            if module is None:
+                st.subheader(name)
+                st.caption("not available yet")
+            else:
+                st.subheader(module.TITLE)
+                st.caption(module.PAPER)
+            st.write(CARDS[name])

@@ -1,0 +1,69 @@
+"""Shared Streamlit widgets. Every family page is built from these (see app/pages/foundations.py).
+
+A page looks like::
+
+    import streamlit as st
+    from app import ui
+    from solvers import sparse as fam
+
+    def main():
+        ui.page_header("Sparse ℓ0", fam.PAPER, "what you can see here")
+        ds = ui.dataset_picker("sparse", key="sp.data", bundled=("diabetes",))      # sidebar
+        if ds is None: return
+        problem_params = ui.param_form(fam.PROBLEM_PARAMS, key="sp.problem", container=st.sidebar)
+        chosen = ui.method_picker(fam.METHODS, key="sp.methods", default=["pg", "apg"])
+        per_method = ui.method_params(fam.METHODS, chosen, key="sp.m")
+        stop = ui.param_form(STOPPING, key="sp.stop", container=st.sidebar)    # tol, max_iter...
+        execute = ui.run_controls("sp", live_default=ds.n_samples * ds.n_features < 1e6)
+        problem = fam.make_problem(ds, **problem_params)                         # raises InputError
+        jobs = [ui.Job(fam.METHODS[m].label, ui.config_key(ds.meta["key"], problem_params, m, per_method[m], stop),
+                       lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
+                for m in chosen]
+        results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", tol=stop["tol"],
+                                               max_iter=stop["max_iter"]), key="sp", execute=execute)
+        tabs = st.tabs(["Convergence", "Solution", "Algorithm", "Export"])
+        with tabs[0]:
+            fig = ui.line_chart({k: r.history for k, r in results.items()}, "time", "residual", log_y=True,
+                                title="...", x_title="solver time [s]", y_title="residual (24)",
+                                color_keys={fam.METHODS[m].label: m for m in chosen})
+            st.plotly_chart(fig)
+        ...
+        with tabs[-1]:
+            ui.export_panel({k: r.history for k, r in results.items()}, {"convergence": fig}, key="sparse")
+
+    ui.run_page(main)     # InputError → st.error; nothing shows a traceback
+
+API
+- ``page_header(title, paper, summary)``; ``run_page(main)``.
+- ``dataset_picker(family, *, key, bundled=(), sources=(...), check=None) -> Dataset | None``: sidebar;
+  real sets = the family's files present in the data dir; synthetic = the family's registered generators;
+  upload = CSV/LIBSVM/.npz/.mat, validated, errors shown with st.error. ``ds.meta["key"]`` identifies the data.
+  ``read_upload(filename, raw, check)`` is the same upload path for pages with their own uploader.
+- ``param_form(specs, *, key, container=None) -> dict``: widgets from Param specs (log → select_slider on a
+  1–2–5 grid; bounded int → slider; choices → selectbox; bool → toggle), every value bound to the URL
+  (``bind="query-params"``, the widget key is the URL parameter), returned validated.
+- ``method_picker(METHODS, *, key, default) -> list[str]``; ``method_params(METHODS, chosen, *, key)``.
+- ``run_controls(key, *, live_default) -> bool``: Run button + live toggle; True when the page should compute.
+- ``Job(label, key, run, color)``, ``LiveSpec(y, y_title, x, x_title, log_y, title, tol, max_iter)``,
+  ``run_live(jobs, spec, *, key, execute) -> {label: Result}``: cached runs come back instantly; others run
+  with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.
+  ``config_key(*parts)`` hashes a configuration; ``summary_table(results, measure)``.
+- ``line_chart(histories, x, y, *, title, x_title, y_title, log_x, log_y, color_keys)``, ``base_figure``,
+  ``add_reference(fig, x, y, name)``, ``positive(values)``; ``method_color(name)`` (one colour per method).
+- ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
+
+Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
+"""
+from .charts import add_reference, base_figure, line_chart, positive
+from .colors import method_color
+from .data import dataset_picker, read_upload
+from .export import export_panel, histories_long
+from .layout import page_header, run_page
+from .params import method_params, method_picker, param_form, param_widget
+from .runs import Job, LiveSpec, config_key, run_controls, run_live, summary_table
+
+__all__ = [
+    "add_reference", "base_figure", "line_chart", "positive", "method_color", "dataset_picker", "read_upload",
+    "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
+    "param_widget", "Job", "LiveSpec", "config_key", "run_controls", "run_live", "summary_table",
+]

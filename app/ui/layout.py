@@ -1,0 +1,29 @@
+"""Page framing: the header with the paper, and a guard so a page never shows a traceback."""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+import streamlit as st
+
+from solvers.core import InputError
+
+log = logging.getLogger(__name__)
+
+
+def page_header(title: str, paper: str, summary: str) -> None:
+    st.title(title)
+    st.caption(paper)
+    st.markdown(summary)
+
+
+def run_page(main: Callable[[], None]) -> None:
+    """Run a page's body; bad input becomes st.error and any other failure a short message."""
+    try:
+        main()
+    except InputError as exc:
+        st.error(str(exc))
+    except Exception as exc:  # never a traceback on the page; the server log keeps it
+        log.exception("page failed")
+        st.error(f"Something went wrong: {type(exc).__name__}: {exc}. Try other settings; "
+                 "if it persists, please report it with the URL of this page.")

@@ -1,0 +1,189 @@
+"""Running solvers from a page: Run/Stop controls, a live chart fed by the solver callback,
+a progress bar, and a cache of finished runs keyed by the whole configuration.
+
+Finished runs are kept in a process-wide LRU store (``st.cache_resource``) rather than
+``st.cache_data``: a cache_data function cannot draw live charts while it computes, and
+results are large; they are read-only once stored.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from solvers.core import InputError, Result
+
+from .charts import line_chart
+
+log = logging.getLogger(__name__)
+STORE_SIZE = 96
+REFRESH_SECONDS = 0.3
+
+
+@st.cache_resource
+def _run_store() -> OrderedDict:
+    return OrderedDict()
+
+
+def config_key(*parts: Any) -> str:
+    """A stable hash of anything JSON-able (numbers, strings, dicts, lists, tuples)."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def cached_result(key: str) -> Result | None:
+    store = _run_store()
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    return None
+
+
+def store_result(key: str, result: Result) -> None:
+    store = _run_store()
+    store[key] = result
+    store.move_to_end(key)
+    while len(store) > STORE_SIZE:
+        store.popitem(last=False)
+
+
+@dataclass
+class Job:
+    """One solver run to show: ``run(callback) -> Result``; ``key`` must capture data and every parameter."""
+
+    label: str  # legend text, e.g. "APG+"
+    key: str  # config_key(...) of everything that determines the result
+    run: Callable[[Callable[[dict], Any]], Result]
+    color: str | None = None  # method name whose colour to use (default: the label)
+
+
+@dataclass
+class LiveSpec:
+    """What the live chart shows while solvers run."""
+
+    y: str
+    y_title: str
+    x: str = "iter"
+    x_title: str = "iteration"
+    log_y: bool = True
+    title: str = "Convergence (live)"
+    tol: float | None = None  # with a tolerance the progress bar also tracks log(measure)/log(tol)
+    max_iter: int | None = None
+
+
+def run_controls(key: str, *, live_default: bool, container: Any = None) -> bool:
+    """Sidebar Run button and 'live' toggle. True when the page should compute now.
+
+    Cheap pages default to live: every change re-runs at once. Expensive ones wait for Run.
+    A press of Stop (drawn during a run) interrupts the script, and the next pass does not re-run.
+    """
+    box = container if container is not None else st.sidebar
+    live = box.toggle("Re-run on every change", value=live_default, key=f"{key}.live",
+                      help="On: any change re-runs (finished runs come back from the cache). Off: press Run.")
+    pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch")
+    stopped = bool(st.session_state.get(f"{key}.stop"))
+    return pressed or (live and not stopped)
+
+
+def _progress(row: dict, first: float | None, spec: LiveSpec) -> float:
+    """Share of the work done: iterations over max_iter, or decades of the measure gained towards tol."""
+    frac = 0.0
+    if spec.max_iter:
+        frac = min(1.0, row.get("iter", 0) / spec.max_iter)
+    m = row.get(spec.y)
+    if spec.tol and first and m is not None and m > 0 and math.isfinite(m) and math.isfinite(first):
+        if first > spec.tol and m < first:
+            frac = max(frac, min(1.0, math.log(first / m) / math.log(first / spec.tol)))
+    return frac
+
+
+def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) -> dict[str, Result]:
+    """Run (or fetch from the cache) every job, drawing a live chart and a progress bar.
+
+    Returns ``{label: Result}`` for the jobs that finished (now or earlier). Jobs not in the
+    cache are run only when ``execute`` is true; otherwise the page says to press Run.
+    Bad input (InputError) is shown with st.error, other failures with a short message: never a traceback.
+    """
+    results: dict[str, Result] = {}
+    pending = []
+    for job in jobs:
+        hit = cached_result(job.key)
+        if hit is not None:
+            results[job.label] = hit
+        else:
+            pending.append(job)
+    if not pending:
+        return results
+    partial_key = f"{key}.partial"
+    if st.session_state.get(f"{key}.stop") and st.session_state.get(partial_key):
+        st.warning("Stopped. The curves below are what had been computed; press Run to start again.")
+        st.plotly_chart(line_chart(st.session_state[partial_key], spec.x, spec.y, title="Stopped run",
+                                   x_title=spec.x_title, y_title=spec.y_title, log_y=spec.log_y),
+                        key=f"{key}.partial_chart")
+        return results
+    if not execute:
+        st.info(f"{len(pending)} run(s) not computed yet for these settings: press **Run** in the sidebar.")
+        return results
+
+    live: dict[str, pd.DataFrame] = {label: r.history for label, r in results.items()}
+    st.session_state[partial_key] = live
+    stop_col, bar_col = st.columns([1, 5])
+    stop_col.button("Stop", key=f"{key}.stop", help="Interrupt the running solvers")
+    bar = bar_col.progress(0.0, text="starting…")
+    chart = st.empty()
+    colors = {job.label: job.color or job.label for job in jobs}
+
+    for index, job in enumerate(pending):
+        rows: list[dict] = []
+        last_draw = [0.0]
+
+        def callback(row: dict, job=job, rows=rows, last_draw=last_draw, index=index) -> None:
+            rows.append(row)
+            now = time.perf_counter()
+            if now - last_draw[0] < REFRESH_SECONDS:
+                return None
+            last_draw[0] = now
+            live[job.label] = pd.DataFrame(rows)
+            done = (index + _progress(row, rows[0].get(spec.y), spec)) / len(pending)
+            bar.progress(min(done, 1.0), text=f"{job.label}: iteration {row.get('iter', '?')}")
+            chart.plotly_chart(line_chart(live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
+                                          y_title=spec.y_title, log_y=spec.log_y, color_keys=colors))
+            return None
+
+        try:
+            result = job.run(callback)
+        except InputError as exc:
+            st.error(f"{job.label}: {exc}")
+            continue
+        except Exception as exc:  # a page never shows a traceback; the server log keeps it
+            log.exception("run %s failed", job.label)
+            st.error(f"{job.label} failed: {type(exc).__name__}: {exc}")
+            continue
+        store_result(job.key, result)
+        results[job.label] = result
+        live[job.label] = result.history
+    bar.progress(1.0, text="done")
+    bar.empty()
+    chart.empty()
+    stop_col.empty()
+    st.session_state.pop(partial_key, None)
+    return results
+
+
+def summary_table(results: dict[str, Result], measure: str) -> pd.DataFrame:
+    """Per run: status, iterations, solver time, final objective and optimality measure."""
+    rows = []
+    for label, r in results.items():
+        last = r.history.iloc[-1] if len(r.history) else {}
+        rows.append({"method": label, "status": r.status, "iterations": r.info.get("n_iter"),
+                     "time [s]": round(float(r.info.get("time", float("nan"))), 4),
+                     "objective": last.get("objective"), measure: last.get(measure)})
+    return pd.DataFrame(rows)
