@@ -1,0 +1,266 @@
+"""ℓ0-constrained empirical risk: min f(w) s.t. ‖w‖₀ ≤ s (seed 001, problems (1)–(4), (23)).
+
+f has the linear-model form (4), f(w) = g(Xw) + μ‖w‖²/2, with
+  * least squares (3):   g(u) = ½‖u − y‖²                     (μ = 0),
+  * logistic loss (23):  g(u) = Σᵢ log(1 + exp(−yᵢuᵢ))         (μ = 1e-10 in the paper).
+Every evaluation goes through the margin u = Xw, which the solvers cache (`Point`), so
+one iteration costs one full product Xᵀ∇g(u) (a "gradient evaluation", GE) plus the
+product X_J w_J over the s active columns. X is dense or CSR and is never densified;
+a CSC copy serves column slices.
+
+The optimality measure is the normalised projected-gradient residual (24),
+  Residual(w) = ‖w − P_{A_s}(w − λ∇f(w))‖ / (1 + ‖w‖ + λ‖∇f(w)‖),  λ = step_factor / L.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import svds
+from scipy.special import expit
+
+from ..core import InputError, Param, as_pm_one, check_array, check_memory, check_same_length, hard_threshold
+
+LOSSES = ("ls", "logistic")
+LOSS_LABELS = {"ls": "least squares (3)", "logistic": "logistic + ridge (23)"}
+
+PROBLEM_PARAMS: list[Param] = [
+    Param("loss", "ls", str, choices=LOSSES, help="least squares (3) or ℓ2-regularised logistic loss (23)"),
+    Param("s", 5, int, low=1, help="sparsity level: at most s nonzero coefficients (used when s_ratio = 0)",
+          symbol="s", ui_range=(1, 200)),
+    Param("s_ratio", 0.0, float, low=0.0, high=10.0,
+          help="if > 0, s = ⌈κ·m⌉ (or ⌊κ·m⌋) from the number of samples m, as in the paper's tables",
+          symbol=r"\kappa", ui_range=(0.0, 3.0)),
+    Param("s_rounding", "ceil", str, choices=("ceil", "floor"),
+          help="rounding of κ·m: Tables 4–10 and Fig. 2 use ceil, Table 1 floor"),
+    Param("mu", 1e-10, float, low=0.0, log=True, help="ridge weight of the logistic loss (23); ignored for LS",
+          symbol=r"\mu", ui_range=(1e-12, 1.0)),
+    Param("lipschitz", "paper", str, choices=("paper", "tight"),
+          help="L = σ_max(X)² for both losses (paper, App. B) or σ_max(X)²/4 + μ for logistic (tight)"),
+    Param("step_factor", 0.999, float, low=0.0, high=1.0, low_strict=True, high_strict=True,
+          help="PG step λ = step_factor / L (paper: 0.999); the residual (24) uses the same λ",
+          symbol=r"\lambda L", ui_range=(0.1, 0.999)),
+]
+
+
+def sparsity_from_ratio(kappa: float, m: int, rounding: str = "ceil") -> int:
+    """s = ⌈κm⌉ or ⌊κm⌋, guarding against float round-off (⌈0.6·1000⌉ must be 600, not 601)."""
+    x = kappa * m
+    return int(math.ceil(x - 1e-9)) if rounding == "ceil" else int(math.floor(x + 1e-9))
+
+
+@dataclass
+class Point:
+    """An iterate with what the solvers reuse: w, its margin u = Xw, its index set J (|J| = s), f(w)."""
+
+    w: np.ndarray
+    u: np.ndarray
+    J: np.ndarray
+    f: float
+
+
+@dataclass
+class SparseProblem:
+    """Data, loss and constants of problem (1). Build it with `make_problem` or directly."""
+
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    loss: str = "ls"
+    s: int = 5
+    mu: float = 1e-10
+    lipschitz: str = "paper"
+    step_factor: float = 0.999
+    classes: np.ndarray | None = None  # original labels of −1/+1 (logistic)
+    L: float = field(init=False)
+    lam: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.loss not in LOSSES:
+            raise InputError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        self.X = check_array(self.X, "X", allow_sparse=True)
+        check_memory(_nbytes(self.X) * (2 if sp.issparse(self.X) else 1), "the sparse problem's data (X and its CSC copy)")
+        y = np.asarray(self.y)
+        if y.ndim != 1:
+            raise InputError(f"y must be 1-D, got shape {y.shape}")
+        check_same_length(self.X, y)
+        if self.loss == "logistic":
+            if self.classes is None:
+                self.classes, y = as_pm_one(y, what="the logistic loss (23)")
+            elif not np.isin(y, (-1.0, 1.0)).all():
+                raise InputError("logistic labels must be −1/+1 when classes are given")
+        else:
+            y = check_array(y, "y", ndim=1)
+        self.y = np.asarray(y, dtype=float)
+        m, n = self.X.shape
+        s = int(self.s)
+        if not 1 <= s <= n:
+            raise InputError(f"sparsity s = {self.s} must be between 1 and the number of features n = {n}")
+        self.s = s
+        if self.mu < 0 or not math.isfinite(self.mu):
+            raise InputError(f"mu must be a finite number >= 0, got {self.mu}")
+        if not 0 < self.step_factor < 1:
+            raise InputError(f"step_factor must be in (0, 1) so that λ < 1/L, got {self.step_factor}")
+        self._csc = self.X.tocsc() if sp.issparse(self.X) else None
+        sigma2 = largest_singular_value(self.X) ** 2
+        if sigma2 == 0:
+            raise InputError("X is all zeros: no feature carries information, so there is nothing to fit")
+        self.L = sigma2 / 4 + self.ridge if (self.loss == "logistic" and self.lipschitz == "tight") else sigma2 + self.ridge
+        self.lam = self.step_factor / self.L
+        self._cols_key: bytes | None = None
+        self._cols = None
+
+    # -- sizes and constants ---------------------------------------------------
+    @property
+    def m(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def ridge(self) -> float:
+        """μ of (23); least squares (3) has none."""
+        return self.mu if self.loss == "logistic" else 0.0
+
+    # -- the loss g of (4) and its derivatives, all in the margin u = Xw -----------
+    def value(self, u: np.ndarray, w_sq: float) -> float:
+        """f = g(u) + μ‖w‖²/2, given u = Xw and ‖w‖²."""
+        if self.loss == "ls":
+            r = u - self.y
+            return 0.5 * float(r @ r)
+        return float(np.logaddexp(0.0, -self.y * u).sum()) + 0.5 * self.ridge * w_sq
+
+    def dloss(self, u: np.ndarray) -> np.ndarray:
+        """∇g(u): u − y (LS), −y·σ(−y∘u) (logistic)."""
+        if self.loss == "ls":
+            return u - self.y
+        return -self.y * expit(-self.y * u)
+
+    def curvature(self, u: np.ndarray) -> np.ndarray | None:
+        """Diagonal of ∇²g(u): None (identity) for LS, σ(yu)(1 − σ(yu)) for logistic."""
+        if self.loss == "ls":
+            return None
+        p = expit(self.y * u)
+        return p * (1.0 - p)
+
+    # -- products with X -------------------------------------------------------
+    def full_gradient(self, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """∇f(w) = Xᵀ∇g(Xw) + μw: the one O(nnz(X)) product, counted as one GE."""
+        g = self.X.T @ self.dloss(u)
+        if self.ridge:
+            g += self.ridge * w
+        return np.asarray(g).ravel()
+
+    def columns(self, J: np.ndarray):
+        """X_{:,J} (dense copy or CSC slice), cached for the last J (Newton reuses it while J is identified)."""
+        key = J.tobytes()
+        if key != self._cols_key:
+            self._cols = self._csc[:, J] if self._csc is not None else self.X[:, J]
+            self._cols_key = key
+        return self._cols
+
+    def margin(self, w: np.ndarray, J: np.ndarray) -> np.ndarray:
+        """Xw for w supported in J, through the s columns only."""
+        XJ = self._csc[:, J] if self._csc is not None else self.X[:, J]
+        return np.asarray(XJ @ w[J]).ravel()
+
+    def point(self, w: np.ndarray, J: np.ndarray) -> Point:
+        u = self.margin(w, J)
+        wJ = w[J]
+        return Point(w, u, J, self.value(u, float(wJ @ wJ)))
+
+    def start(self) -> Point:
+        """w⁰ = 0 (all experiments), with J⁰ the first s indices (hard_threshold's padding)."""
+        w0 = np.zeros(self.n)
+        return Point(w0, np.zeros(self.m), np.arange(self.s), self.value(np.zeros(self.m), 0.0))
+
+    # -- projection and residual ------------------------------------------------
+    def project(self, z: np.ndarray, prefer: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """P_{A_s}(z) with its index set; ties go to ``prefer`` (the previous J), then lower indices."""
+        return hard_threshold(z, self.s, prefer)
+
+    def pg_step(self, z: Point, grad: np.ndarray) -> tuple[Point, float]:
+        """T_PG^λ(z) of (5) and Residual(z) of (24), which that step gives for free."""
+        w_next, J = self.project(z.w - self.lam * grad, prefer=z.J)
+        res = residual_value(z.w, w_next, grad, self.lam)
+        return self.point(w_next, J), res
+
+    # -- direct evaluations (tests, estimators, strict monitoring) -----------------
+    def objective(self, w: np.ndarray) -> float:
+        u = np.asarray(self.X @ w).ravel()
+        return self.value(u, float(w @ w))
+
+    def gradient(self, w: np.ndarray) -> np.ndarray:
+        return self.full_gradient(np.asarray(self.X @ w).ravel(), w)
+
+    def hessian_vector(self, w: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """∇²f(w)v = Xᵀ D X v + μv (a generalised Hessian for the logistic loss)."""
+        u = np.asarray(self.X @ w).ravel()
+        Xv = np.asarray(self.X @ v).ravel()
+        D = self.curvature(u)
+        out = np.asarray(self.X.T @ (Xv if D is None else D * Xv)).ravel()
+        return out + self.ridge * v
+
+    def residual(self, w: np.ndarray) -> float:
+        """Residual (24) at any w, with its own gradient (one extra product; not for the hot loop)."""
+        grad = self.gradient(w)
+        supp = np.flatnonzero(w)
+        w_next, _ = self.project(w - self.lam * grad, prefer=supp if supp.size <= self.s else None)
+        return residual_value(w, w_next, grad, self.lam)
+
+
+def residual_value(w: np.ndarray, w_next: np.ndarray, grad: np.ndarray, lam: float) -> float:
+    """(24): ‖w − T(w)‖ / (1 + ‖w‖ + λ‖∇f(w)‖)."""
+    return float(np.linalg.norm(w - w_next) / (1.0 + np.linalg.norm(w) + lam * np.linalg.norm(grad)))
+
+
+def largest_singular_value(X) -> float:
+    """σ_max(X): exact for small dense X, else ARPACK (App. B uses MATLAB eigs at tol 1e-3; we ask 1e-8)."""
+    m, n = X.shape
+    if min(m, n) <= 2 or (not sp.issparse(X) and m * n <= 4_000_000):
+        A = X.toarray() if sp.issparse(X) else X
+        return float(np.linalg.norm(A, 2))
+    v0 = np.ones(min(m, n)) / math.sqrt(min(m, n))  # deterministic start
+    return float(svds(X, k=1, tol=1e-8, v0=v0, return_singular_vectors=False)[0])
+
+
+def _nbytes(X) -> int:
+    if sp.issparse(X):
+        return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    return X.nbytes
+
+
+def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0, s_rounding: str = "ceil",
+                 mu: float = 1e-10, lipschitz: str = "paper", step_factor: float = 0.999) -> SparseProblem:
+    """Problem (1) on a `Dataset` (all its rows; split first with `train_test`)."""
+    X = dataset.as_vectors()
+    if s_ratio > 0:
+        s = sparsity_from_ratio(s_ratio, X.shape[0], s_rounding)
+        if s > X.shape[1]:
+            raise InputError(f"s = ⌈{s_ratio}·m⌉ = {s} exceeds the number of features n = {X.shape[1]}; lower κ")
+    if loss == "logistic" and dataset.task != "classification":
+        raise InputError(f"{dataset.name} is a regression dataset; the logistic loss needs two classes")
+    y = dataset.y
+    if loss == "ls" and dataset.task == "classification":
+        _, y = as_pm_one(y, what="least squares on class labels (the paper regresses on ±1)")
+    return SparseProblem(X, y, loss=loss, s=s, mu=mu, lipschitz=lipschitz, step_factor=step_factor)
+
+
+def train_test(dataset, test_fraction: float = 0.2, seed: int = 0):
+    """(train, test) Datasets: the dataset's own test_mask if it has one, else a seeded random split."""
+    if dataset.test_mask is not None:
+        mask = np.asarray(dataset.test_mask, bool)
+    else:
+        if not 0 <= test_fraction < 1:
+            raise InputError(f"test_fraction must be in [0, 1), got {test_fraction}")
+        m = dataset.n_samples
+        n_test = int(round(test_fraction * m))
+        mask = np.zeros(m, bool)
+        mask[np.random.default_rng(seed).permutation(m)[:n_test]] = True
+    train = dataset.subset(np.flatnonzero(~mask), name=f"{dataset.name} (train)")
+    test = dataset.subset(np.flatnonzero(mask), name=f"{dataset.name} (test)")
+    train.test_mask = test.test_mask = None
+    return train, test
