@@ -1,0 +1,234 @@
+"""Algorithm 2: semismooth Newton-CG (SNCG) for the ALM subproblem (8).
+
+The subproblem is written for the generalised model solved by ALM-SNCG,
+
+    min_{W,b} ½‖W − B‖² + (δ'/2)(b − a)² + τ‖W‖_* + C Σ_i max(0, 1 − y_i(⟨W, X_i⟩ + b)),
+
+which is model (1) when B = 0, δ' = 0, and the isPADMM subproblem (D.2) when τ = 0
+(then there is no U/Λ block). At fixed multipliers (λ, Λ) and penalty σ, eq. (10)–(11):
+
+    ω(W,b) = −λ − σ(AW + by − e),   X_σ(W) = Λ + σW,
+    φ(W,b) = ½‖W − B‖² + (δ'/2)(b − a)² + σ⁻¹E_{δ*_S}(ω) + σ⁻¹E_{τ‖·‖_*}(X_σ(W)) + const,
+    ∇_W φ = W − B − A*Π_S(ω) + Π_B(X_σ(W)),   ∇_b φ = δ'(b − a) − yᵀΠ_S(ω)          (17).
+
+Newton systems (18)–(19) are reduced to W alone by the Schur complement (40)–(41):
+
+    Ṽ d_W = −∇_Wφ − (σ r₂/c) Σ_{J1} X_j,   d_b = (r₂ − σ Σ_{J1}⟨X_j, d_W⟩)/c,
+    Ṽ = I + σG + σA_J1*A_J1 − (σ²/c) A_J1*y y A_J1,   c = σ|J1| + ρ + δ',  r₂ = −∇_bφ,
+
+with J1 = {0 < ω_j < C} (37) and G ∈ ∂Π_B (Sec. 4.1; G = I when ‖X_σ‖₂ ≤ τ). One Ṽ product
+costs O(max(|J1|, |α|)·pq) (Table 1). When G = I the system is solved directly instead
+(Woodbury on |J1|×|J1|, or the pq×pq normal matrix) if that is cheaper than CG.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+from .spectral import SpectralPoint, apply_svt_jacobian
+
+ARMIJO_MU = 1e-4  # μ in Step 2
+ARMIJO_SHRINK = 0.5  # δ in Step 2
+MAX_BACKTRACK = 30
+TAU1, TAU2 = 0.01, 0.1  # ρ_i = τ₁ min(τ₂, ‖∇φ‖)
+ETA_BAR, VARRHO = 0.1, 0.5  # CG tolerance min(η̄, ‖∇φ‖^{1+ϱ})
+CG_ITER_GUESS = 30  # for choosing the direct solve when it is cheaper
+
+
+@dataclass
+class Subproblem:
+    """Data and fixed multipliers of one ALM subproblem φ_k."""
+
+    X: np.ndarray  # (n, pq)
+    y: np.ndarray
+    shape: tuple[int, int]
+    C: float
+    tau: float  # 0 means no nuclear block (isPADMM's τ = 0 subproblem)
+    sigma: float
+    lam: np.ndarray
+    Lam: np.ndarray | None
+    center: np.ndarray | None = None  # B
+    b_center: float = 0.0  # a
+    b_weight: float = 0.0  # δ'
+
+    @property
+    def nuclear(self) -> bool:
+        return self.tau > 0
+
+
+@dataclass
+class Point:
+    """φ and ∇φ at (W, b), with what the Newton step and the multiplier update reuse."""
+
+    W: np.ndarray
+    b: float
+    Xw: np.ndarray  # X vec(W)
+    omega: np.ndarray
+    p_omega: np.ndarray  # Π_S(ω) = −λ^{k+1}
+    spec: SpectralPoint | None
+    phi: float
+    gW: np.ndarray
+    gb: float
+    A_adj_norm: float  # ‖A*Π_S(ω)‖ (for the relative residual η_W)
+    ball: np.ndarray | None = None  # Π_B(X_σ(W)) = Λ^{k+1}
+
+    @property
+    def grad_norm(self) -> float:
+        return float(np.sqrt(np.vdot(self.gW, self.gW) + self.gb**2))
+
+
+def evaluate(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, gradient: bool = True) -> Point:
+    """φ (and ∇φ) at (W, b); ``Xw`` = X vec(W) is passed in so line-search trials cost O(n)."""
+    sigma, C = sub.sigma, sub.C
+    omega = -sub.lam - sigma * (sub.y * (Xw + b) - 1.0)
+    p_omega = np.clip(omega, 0.0, C)
+    resid = omega - p_omega
+    # σ⁻¹E_{δ*_S}(ω) = (‖ω‖² − ‖ω − Π_S ω‖²)/(2σ), §1.3 of the digest
+    phi = 0.5 * float(omega @ omega - resid @ resid) / sigma
+    Wc = W if sub.center is None else W - sub.center
+    phi += 0.5 * float(np.vdot(Wc, Wc)) + 0.5 * sub.b_weight * (b - sub.b_center) ** 2
+    spec = None
+    if sub.nuclear:
+        spec = SpectralPoint.of(sub.Lam + sigma * W, sub.tau)
+        phi += spec.envelope() / sigma
+    point = Point(W, b, Xw, omega, p_omega, spec, phi, None, 0.0, 0.0)
+    return with_gradient(sub, point) if gradient else point
+
+
+def with_gradient(sub: Subproblem, point: Point) -> Point:
+    """Fill ∇φ (17): A*Π_S(ω) touches only the support samples (Π_S(ω) ≠ 0)."""
+    p_omega = point.p_omega
+    nz = np.flatnonzero(p_omega)
+    p, q = sub.shape
+    if nz.size == 0:
+        A_adj = np.zeros((p, q))
+    else:
+        A_adj = np.asarray(sub.X[nz].T @ (sub.y[nz] * p_omega[nz]).astype(sub.X.dtype), float).reshape(p, q)
+    gW = (point.W if sub.center is None else point.W - sub.center) - A_adj
+    if point.spec is not None:
+        point.ball = point.spec.ball_projection()
+        gW = gW + point.ball
+    point.gW = gW
+    point.gb = sub.b_weight * (point.b - sub.b_center) - float(sub.y @ p_omega)
+    point.A_adj_norm = float(np.linalg.norm(A_adj))
+    return point
+
+
+@dataclass
+class NewtonStats:
+    newton: int = 0
+    cg: int = 0
+    direct: int = 0
+    j1: int = 0
+    alpha: int = 0
+    steps: list = field(default_factory=list)
+
+
+def _cg(matvec, rhs: np.ndarray, x0: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, int]:
+    """Conjugate gradients on the SPD Ṽ (Prop. 3), warm-started at x0."""
+    x = x0.copy()
+    r = rhs - matvec(x)
+    rr = float(np.vdot(r, r))
+    if np.sqrt(rr) <= tol:
+        return x, 0
+    d = r.copy()
+    for it in range(1, max_iter + 1):
+        Vd = matvec(d)
+        step = rr / float(np.vdot(d, Vd))
+        x += step * d
+        r -= step * Vd
+        rr_new = float(np.vdot(r, r))
+        if np.sqrt(rr_new) <= tol:
+            return x, it
+        d = r + (rr_new / rr) * d
+        rr = rr_new
+    return x, max_iter
+
+
+def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_max: int,
+                     d0: np.ndarray, stats: NewtonStats) -> tuple[np.ndarray, float]:
+    """Solve (19) through the Schur reduction (40): returns (d_W, d_b)."""
+    sigma = sub.sigma
+    J = np.flatnonzero((pt.omega > 0) & (pt.omega < sub.C))  # J1 (37)
+    XJ = sub.X[J]
+    c = sigma * J.size + rho + sub.b_weight
+    r2 = -pt.gb
+    sJ = np.asarray(XJ.sum(axis=0), float) if J.size else np.zeros(sub.X.shape[1])
+    rhs = -pt.gW.ravel() - (sigma * r2 / c) * sJ  # right-hand side of (40)
+    spec = pt.spec
+    identity_G = spec is None or spec.rank_alpha == 0
+    kappa = (1.0 + sigma) if sub.nuclear else 1.0  # Ṽ = κI + H when G = I (or absent)
+    stats.j1, stats.alpha = J.size, (spec.rank_alpha if spec is not None else 0)
+    pq, m = rhs.size, J.size
+    p, q = sub.shape
+
+    def H(d: np.ndarray) -> np.ndarray:  # σA_J*A_J d − (σ²/c)A_J*y yᵀA_J d, labels drop out
+        t = XJ @ d.astype(XJ.dtype, copy=False)
+        return sigma * np.asarray(XJ.T @ (t - (sigma / c) * t.sum()), float)
+
+    cost_cg = CG_ITER_GUESS * 2.0 * max(m, 1) * pq
+    cost_dual = m * m * pq + m**3 / 3.0
+    cost_primal = m * pq * pq + pq**3 / 3.0
+    if m == 0 and identity_G:
+        dW = rhs / kappa
+    elif identity_G and min(cost_dual, cost_primal) < cost_cg:
+        stats.direct += 1
+        XJd = np.asarray(XJ, float)
+        if cost_dual <= cost_primal:  # Woodbury: K = (κ/σ)I + (κ/(ρ+δ'))11ᵀ + X_J X_Jᵀ
+            K = XJd @ XJd.T + (kappa / sigma) * np.eye(m) + kappa / (rho + sub.b_weight)
+            z = sla.cho_solve(sla.cho_factor(K), XJd @ rhs)
+            dW = (rhs - XJd.T @ z) / kappa
+        else:  # the pq×pq matrix κI + σX_JᵀX_J − (σ²/c)s sᵀ
+            Vmat = sigma * (XJd.T @ XJd) - (sigma**2 / c) * np.outer(sJ, sJ)
+            Vmat[np.diag_indices(pq)] += kappa
+            dW = sla.cho_solve(sla.cho_factor(Vmat), rhs)
+    else:
+        if sub.nuclear and not identity_G:
+            def matvec(d):  # Ṽd = d + σGd + Hd, G = I − 𝒥
+                D = d.reshape(p, q)
+                return (1.0 + sigma) * d - sigma * apply_svt_jacobian(spec, D).ravel() + H(d)
+        else:
+            def matvec(d):
+                return kappa * d + H(d)
+        dW, its = _cg(matvec, rhs, d0, cg_tol, cg_max)
+        stats.cg += its
+    tJ = XJ @ dW.astype(XJ.dtype, copy=False) if m else np.zeros(0)
+    db = (r2 - sigma * float(np.sum(tJ))) / c
+    return dW, db
+
+
+def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_newton: int = 200,
+         cg_max: int = 500, rho_floor: float = 1e-10) -> tuple[Point, NewtonStats]:
+    """Algorithm 2 from (W, b) until ``stop(point)`` is true (the inexactness rule of the ALM)."""
+    stats = NewtonStats()
+    pt = evaluate(sub, W, b, Xw)
+    d0 = np.zeros(W.size)
+    for _ in range(max_newton):
+        if stop(pt):
+            break
+        gnorm = pt.grad_norm
+        rho = max(TAU1 * min(TAU2, gnorm), rho_floor)
+        cg_tol = min(ETA_BAR, gnorm ** (1.0 + VARRHO))
+        dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats)
+        slope = float(pt.gW.ravel() @ dW) + pt.gb * db
+        if not slope < 0:  # an inexact direction that does not descend: use −∇φ
+            dW, db = -pt.gW.ravel(), -pt.gb
+            slope = -gnorm**2
+        d0 = dW
+        Xd = np.asarray(sub.X @ dW.astype(sub.X.dtype, copy=False), float)
+        DW = dW.reshape(sub.shape)
+        step = 1.0
+        for _ in range(MAX_BACKTRACK):  # Armijo (Step 2)
+            trial = evaluate(sub, pt.W + step * DW, pt.b + step * db, pt.Xw + step * Xd, gradient=False)
+            if trial.phi <= pt.phi + ARMIJO_MU * step * slope:
+                break
+            step *= ARMIJO_SHRINK
+        else:
+            stats.steps.append(0.0)
+            break  # no decrease possible at machine precision
+        stats.newton += 1
+        stats.steps.append(step)
+        pt = with_gradient(sub, trial)
+    return pt, stats
