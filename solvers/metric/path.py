@@ -1,0 +1,201 @@
+"""Regularisation path with path screening, dynamic screening and the range-based extension (Sec. 4, 5).
+
+λ_0 = λ_max = λ_L where M* = K/λ is exact (digest §1.7), then λ_t = ρ λ_{t−1}, warm-started from M_{t−1}.
+At each λ_t, before optimising:
+  1. range screening: triplets whose RRPB interval (Thm 4.1, L side from digest §4) from an earlier
+     reference still contains λ_t are screened with no rule evaluation;
+  2. path screening: each chosen bound built from (M_{t−1}, λ_{t−1}, ε_{t−1}) — RRPB (Thm 3.10) — or
+     evaluated at M_{t−1} with λ_t (GB, PGB, DGB, CDGB), then the rule;
+  3. projected gradient with dynamic screening every ``period`` iterations (RRPB at λ0 = λ1 is DGB).
+ε_t = sqrt(2 gap_t/λ_t) (DGB radius at termination, after Thm 3.10). The path stops when the elasticity of
+the loss, [(loss_{t−1} − loss_t)/loss_{t−1}]·[λ_{t−1}/(λ_{t−1} − λ_t)], drops below ``stop`` (Sec. 5),
+with loss = Σ_t ℓ(⟨M, H_t⟩) of the reduced problem at the solution (ambiguity 9).
+Range screening uses RRPB only: GB and DGB ranges would need P over all triplets (App. K.3, ambiguity 23).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..core import InputError
+from .bounds import DYNAMIC_BOUNDS, PATH_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
+from .problem import ReducedProblem, TripletProblem, inner, lambda_max, loss, margin_partition
+from .projected_gradient import Screening, minimize
+from .rules import screen
+
+
+@dataclass
+class PathResult:
+    """``table``: one row per λ; ``history``: iterations of every λ; ``rounds``: dynamic screening rounds;
+    ``solutions``: M per λ; ``masks``: final (L̂, R̂) per λ when kept."""
+
+    table: pd.DataFrame
+    history: pd.DataFrame
+    rounds: pd.DataFrame
+    solutions: list
+    masks: list = field(default_factory=list)
+    status: str = "converged"
+
+
+def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Lower ends λ_a of the RRPB ranges below λ0 (Thm 4.1): the triplet stays in R* (resp. L*) for λ_a < λ ≤ λ0.
+
+    R side: λ_a = λ0 (mν − h + 2εν)/(h − 2 + νm), non-empty iff h − εν > 1.
+    L side: λ_a = λ0 (h + mν + 2εν)/(2(1 − γ) + mν − h), non-empty iff h + εν < 1 − γ (digest §4).
+    Returns (lower end for R, lower end for L), +inf where the range is empty.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_side = np.where(h - eps * nu > 1.0, lam0 * (m * nu - h + 2 * eps * nu) / (h - 2.0 + nu * m), np.inf)
+        l_side = np.where(h + eps * nu < 1.0 - gamma,
+                          lam0 * (h + m * nu + 2 * eps * nu) / (2 * (1.0 - gamma) + m * nu - h), np.inf)
+    return r_side, l_side
+
+
+def _check_bounds(bounds) -> tuple[str, ...]:
+    bounds = tuple(bounds)
+    bad = [b for b in bounds if b not in PATH_BOUNDS]
+    if bad:
+        raise InputError(f"unknown bound(s) {bad}; choose from {', '.join(PATH_BOUNDS)}")
+    return bounds
+
+
+def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule: str = "sphere",
+                        rho: float = 0.9, tol: float = 1e-6, max_iter: int = 10_000, max_steps: int = 200,
+                        stop: float = 0.01, period: int = 10, active_set: bool = False, refresh: int = 10,
+                        range_screening: bool = False, lam_start: float | None = None,
+                        time_limit: float | None = None, analysis: bool = True, keep_masks: bool = False,
+                        callback=None) -> PathResult:
+    """Solve along λ_t = ρ^t λ_max with the chosen screening; ``bounds=()`` is the naive path.
+
+    ``analysis`` adds, outside the timed work, the true partition |L*|, |C*|, |R*| at each solution and the
+    radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
+    """
+    bounds = _check_bounds(bounds)
+    if not 0 < rho < 1:
+        raise InputError(f"rho = {rho} must be in (0, 1)")
+    lam_L, K = lambda_max(problem)
+    lam = lam_L if lam_start is None else float(lam_start)
+    if lam <= 0:
+        raise InputError(f"the starting λ must be positive, got {lam}")
+    M = K / lam
+    if lam < lam_L:  # not the closed form: solve the first point without screening
+        M = minimize(problem, lam, M, tol=tol, max_iter=max_iter).solution["M"]
+    n_T, gamma = problem.n_triplets, problem.gamma
+    eps = 0.0 if lam >= lam_L else math.nan  # ε_0 = 0: K/λ_max is exact
+    prev_loss = float(loss(problem.margins(M), gamma).sum())
+    rows, histories, rounds, solutions, masks = [], [], [], [M], []
+    range_R = np.full(n_T, np.inf)
+    range_L = np.full(n_T, np.inf)
+    dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)
+    elapsed, status = 0.0, "converged"
+    rows.append({"step": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
+                 "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,
+                 "objective": prev_loss + 0.5 * lam * inner(M, M), "status": "closed-form"})
+    for step in range(1, max_steps + 1):
+        lam_prev, M_prev, lam = lam, M, lam * rho
+        started = time.perf_counter()
+        in_L = np.zeros(n_T, bool)
+        in_R = np.zeros(n_T, bool)
+        if range_screening:
+            in_R |= range_R < lam
+            in_L |= range_L < lam
+        n_range = int(in_L.sum() + in_R.sum())
+        if math.isfinite(eps):
+            in_L, in_R = _path_screen(problem, bounds, rule, M_prev, lam_prev, lam, eps, in_L, in_R)
+            if range_screening:
+                idx = np.flatnonzero(~(range_R < lam) & ~(range_L < lam))
+                r_end, l_end = range_lower_ends(problem.margins(M_prev, idx), problem.h_norm[idx],
+                                                math.sqrt(inner(M_prev, M_prev)), eps, lam_prev, gamma)
+                range_R[idx] = np.minimum(range_R[idx], r_end)
+                range_L[idx] = np.minimum(range_L[idx], l_end)
+        screen_time = time.perf_counter() - started
+        n_path = (int(in_L.sum()), int(in_R.sum()))
+        remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
+        res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, in_L=in_L, in_R=in_R,
+                       screening=dynamic, active_set=active_set, refresh=refresh)
+        M, gap, eps_prev = res.solution["M"], res.info["abs_gap"], eps
+        eps = math.sqrt(2.0 * gap / lam)
+        step_time = screen_time + res.info["time"]
+        elapsed += step_time
+        row = {"step": step, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": res.info["n_iter"],
+               "time": step_time, "screen_time": screen_time + res.info["screen_time"], "gap": gap, "eps": eps,
+               "loss": res.info["loss"], "objective": float(res.history["objective"].iloc[-1]),
+               "rel_gap": float(res.history["gap"].iloc[-1]), "status": res.status,
+               "path_L": n_path[0], "path_R": n_path[1], "range_screened": n_range,
+               "final_L": int(res.solution["in_L"].sum()), "final_R": int(res.solution["in_R"].sum())}
+        if analysis:
+            row.update(_analyse(problem, M, M_prev, lam_prev, lam, row, eps_prev))
+        rows.append(row)
+        solutions.append(M)
+        if keep_masks:
+            masks.append((res.solution["in_L"], res.solution["in_R"]))
+        hist = res.history.assign(step=step, lam=lam)
+        hist["time"] += elapsed - step_time
+        histories.append(hist)
+        rounds.extend({"step": step, "lam": lam, "round": r, **d} for r, d in enumerate(res.info["screening_rounds"]))
+        if res.status in ("diverged", "stopped"):
+            status = res.status
+            break
+        if callback is not None and callback(dict(row)) is False:
+            status = "stopped"
+            break
+        elasticity = (prev_loss - row["loss"]) / max(prev_loss, 1e-300) * lam_prev / (lam_prev - lam)
+        prev_loss = row["loss"]
+        if elasticity < stop:
+            break
+        if time_limit is not None and elapsed >= time_limit:
+            status = "time_limit"
+            break
+    else:
+        status = "max_iter"
+    return PathResult(pd.DataFrame(rows), pd.concat(histories, ignore_index=True) if histories else pd.DataFrame(),
+                      pd.DataFrame(rounds), solutions, masks, status)
+
+
+def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_prev: np.ndarray, lam_prev: float,
+                 lam: float, eps: float, in_L: np.ndarray, in_R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Screen at a new λ from the previous solution with every chosen bound (union of verdicts)."""
+    ev = rp = None
+    for name in bounds:
+        if name == "rrpb":
+            sphere = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps)
+        else:
+            if ev is None:  # one pass over the range-reduced problem at M_{t−1} with the new λ
+                rp = ReducedProblem(problem, in_L, in_R)
+                ev = rp.evaluate(M_prev, lam)
+                gap = rp.gap(ev, lam)
+            sphere = dynamic_sphere(name, rp, ev, lam, gap)
+        idx = np.flatnonzero(~(in_L | in_R))
+        if idx.size == 0:
+            break
+        to_L, to_R = screen(problem, sphere, idx, rule)
+        in_L, in_R = in_L.copy(), in_R.copy()
+        in_L[idx[to_L]] = True
+        in_R[idx[to_R]] = True
+    return in_L, in_R
+
+
+def _analyse(problem: TripletProblem, M: np.ndarray, M_prev: np.ndarray, lam_prev: float, lam: float, row: dict,
+             eps_prev: float) -> dict:
+    """Untimed diagnostics: the partition at the solution, screening rates, and every bound's radius at the
+    start of this λ (built from the unscreened problem at M_{t−1})."""
+    x = problem.margins(M)
+    L_star, R_star = margin_partition(x, problem.gamma)
+    n_L, n_R = int(L_star.sum()), int(R_star.sum())
+    denominator = max(n_L + n_R, 1)
+    out = {"L_star": n_L, "R_star": n_R, "C_star": problem.n_triplets - n_L - n_R,
+           "rate_path": (row["path_L"] + row["path_R"]) / denominator,
+           "rate_final": (row["final_L"] + row["final_R"]) / denominator,
+           "rate_path_T": (row["path_L"] + row["path_R"]) / problem.n_triplets}
+    rp = ReducedProblem.unscreened(problem)
+    ev = rp.evaluate(M_prev, lam)
+    gap = rp.gap(ev, lam)
+    for name in DYNAMIC_BOUNDS:
+        out[f"r_{name}"] = dynamic_sphere(name, rp, ev, lam, gap).radius
+    out["r_rrpb"] = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps_prev).radius
+    return out

@@ -1,0 +1,254 @@
+"""RTLM: regularised triplet metric learning (Sec. 2), its dual, and the screened (reduced) problem (Sec. 2.3).
+
+    P_λ(M) = Σ_t ℓ(⟨M, H_t⟩) + (λ/2)‖M‖²_F,  M ⪰ O                    ("Primal")
+    D_λ(α) = −(γ/2)‖α‖² + αᵀ1 − (1/(2λ))‖[Σ_t α_t H_t]_+‖²_F,  0 ≤ α ≤ 1   (dual, App. A, Γ maximised out)
+
+with H_t = (x_i − x_l)(x_i − x_l)ᵀ − (x_i − x_j)(x_i − x_j)ᵀ and ℓ the γ-smoothed hinge (γ = 0: hinge).
+Given screened sets L̂ ⊆ L*, R̂ ⊆ R*, the reduced primal replaces the loss on L̂ by its linear part and drops
+R̂; it has the same minimiser (digest §1.5):
+
+    P̃_λ(M) = Σ_{t∈A} ℓ(⟨M, H_t⟩) + (1 − γ/2)|L̂| − ⟨M, H_L̂⟩ + (λ/2)‖M‖²,   A = T − L̂ − R̂.
+
+With ``diagonal=True`` M = diag(m) (App. B): H_t is replaced by its diagonal h_t, the PSD cone by m ≥ 0.
+Matrices (full) and vectors (diagonal) share one code path: ``inner``, ``psd_split``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core import InputError, check_array, check_labels, check_same_length, project_psd
+from .triplets import Triplets, build_triplets, scale_to_unit_box
+
+_CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norms
+
+
+# -- loss (Sec. 2.1, App. A) -----------------------------------------------------------------------------------
+def loss(x: np.ndarray, gamma: float) -> np.ndarray:
+    """Smoothed hinge: 0 for x > 1, (1 − x)²/(2γ) on [1 − γ, 1], 1 − x − γ/2 below; γ = 0 is the hinge."""
+    z = 1.0 - x
+    if gamma == 0:
+        return np.maximum(z, 0.0)
+    return np.where(z <= 0, 0.0, np.where(z <= gamma, z * z / (2 * gamma), z - gamma / 2))
+
+
+def dual_alpha(x: np.ndarray, gamma: float) -> np.ndarray:
+    """α = −ℓ'(x) ∈ [0, 1] (eq. (2)); for the hinge the kink takes α = 0 (any value in [0, 1] is valid)."""
+    if gamma == 0:
+        return (x < 1.0).astype(float)
+    return np.clip((1.0 - x) / gamma, 0.0, 1.0)
+
+
+def conjugate(alpha: np.ndarray, gamma: float) -> np.ndarray:
+    """ℓ*(−α) = (γ/2)α² − α for α ∈ [0, 1] (App. A)."""
+    return 0.5 * gamma * alpha * alpha - alpha
+
+
+def margin_partition(x: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of L (⟨H, M⟩ < 1 − γ) and R (⟨H, M⟩ > 1), eq. (11)."""
+    return x < 1.0 - gamma, x > 1.0
+
+
+# -- the problem ---------------------------------------------------------------------------------------------------
+@dataclass
+class TripletProblem:
+    """Data, triplets and the pair quantities every evaluation needs."""
+
+    X: np.ndarray
+    codes: np.ndarray
+    triplets: Triplets
+    gamma: float
+    diagonal: bool
+    name: str = "data"
+    U: np.ndarray = field(init=False, repr=False)  # pair features: u_p (full) or u_p∘u_p (diagonal)
+    h_norm: np.ndarray = field(init=False, repr=False)  # ‖H_t‖_F (or ‖h_t‖₂)
+
+    def __post_init__(self) -> None:
+        T = self.triplets
+        diffs = self.X[T.pairs[:, 0]] - self.X[T.pairs[:, 1]]
+        self.U = diffs * diffs if self.diagonal else diffs
+        self.h_norm = self._triplet_norms(diffs)
+
+    def _triplet_norms(self, diffs: np.ndarray) -> np.ndarray:
+        """‖H‖²_F = ‖a‖⁴ + ‖b‖⁴ − 2(a·b)² (digest §0); diagonal: ‖a∘a − b∘b‖²; in chunks of triplets."""
+        T = self.triplets
+        out = np.empty(len(T))
+        step = max(1, _CHUNK // self.dim)
+        sq = np.einsum("ij,ij->i", diffs, diffs)
+        for s in range(0, len(T), step):
+            a, b = T.diff[s:s + step], T.same[s:s + step]
+            if self.diagonal:
+                out[s:s + step] = np.einsum("ij,ij->i", *(2 * [self.U[a] - self.U[b]]))
+            else:
+                ab = np.einsum("ij,ij->i", diffs[a], diffs[b])
+                out[s:s + step] = sq[a] ** 2 + sq[b] ** 2 - 2.0 * ab * ab
+        return np.sqrt(np.maximum(out, 0.0))
+
+    # -- sizes and the space of M ------------------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_triplets(self) -> int:
+        return len(self.triplets)
+
+    def zeros(self) -> np.ndarray:
+        return np.zeros(self.dim) if self.diagonal else np.zeros((self.dim, self.dim))
+
+    def as_matrix(self, M: np.ndarray) -> np.ndarray:
+        return np.diag(M) if self.diagonal else M
+
+    def psd_split(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(A_+, A_-) with A = A_+ + A_- and ⟨A_+, A_-⟩ = 0: core's PSD projection, or clipping for diagonal M."""
+        plus = np.maximum(A, 0.0) if self.diagonal else project_psd(A)
+        return plus, A - plus
+
+    # -- triplet quantities through pairs (digest §1.6) --------------------------------------------------------
+    def pair_values(self, M: np.ndarray, pair_rows: np.ndarray | None = None) -> np.ndarray:
+        """u_pᵀ M u_p for the pairs (all, or ``pair_rows``)."""
+        U = self.U if pair_rows is None else self.U[pair_rows]
+        return U @ M if self.diagonal else np.einsum("ij,ij->i", U @ M, U)
+
+    def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+        """⟨H_t, M⟩ = d²_M(x_i, x_l) − d²_M(x_i, x_j) for all triplets or those in ``idx``."""
+        q = self.pair_values(M)
+        T = self.triplets
+        if idx is None:
+            return q[T.diff] - q[T.same]
+        return q[T.diff[idx]] - q[T.same[idx]]
+
+    def subset(self, idx: np.ndarray) -> "TripletSubset":
+        return TripletSubset.of(self, np.asarray(idx, dtype=np.int64))
+
+    def sum_H(self) -> np.ndarray:
+        """Σ_t H_t over all triplets."""
+        return self.subset(np.arange(self.n_triplets)).combine(np.ones(self.n_triplets))
+
+
+def inner(A: np.ndarray, B: np.ndarray) -> float:
+    """⟨A, B⟩ = tr(AᵀB) (vectors for diagonal M)."""
+    return float(np.vdot(A, B))
+
+
+@dataclass
+class TripletSubset:
+    """A set of triplets with its own compact pair table, so work scales with the subset, not with T."""
+
+    problem: TripletProblem
+    idx: np.ndarray
+    pair_rows: np.ndarray
+    same: np.ndarray
+    diff: np.ndarray
+
+    @classmethod
+    def of(cls, problem: TripletProblem, idx: np.ndarray) -> "TripletSubset":
+        T = problem.triplets
+        rows, inverse = np.unique(np.concatenate([T.same[idx], T.diff[idx]]), return_inverse=True)
+        return cls(problem, idx, rows, inverse[: idx.size], inverse[idx.size:])
+
+    def __len__(self) -> int:
+        return int(self.idx.size)
+
+    def margins(self, M: np.ndarray) -> np.ndarray:
+        q = self.problem.pair_values(M, self.pair_rows)
+        return q[self.diff] - q[self.same]
+
+    def combine(self, weights: np.ndarray) -> np.ndarray:
+        """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product)."""
+        P = self.pair_rows.size
+        w = np.bincount(self.diff, weights, minlength=P) - np.bincount(self.same, weights, minlength=P)
+        U = self.problem.U[self.pair_rows]
+        return U.T @ w if self.problem.diagonal else (U.T * w) @ U
+
+
+# -- the reduced problem at one λ ----------------------------------------------------------------------------------
+@dataclass
+class Evaluation:
+    """Everything one pass over the active triplets gives at M: margins, α(M), S = Σ_A αH + H_L̂, P̃, ∇P̃."""
+
+    M: np.ndarray
+    margins: np.ndarray
+    alpha: np.ndarray
+    S: np.ndarray
+    loss: float
+    primal: float
+    grad: np.ndarray
+
+
+class ReducedProblem:
+    """P̃_λ and D̃_λ for fixed screened sets L̂ (``in_L``) and R̂ (``in_R``) (digest §1.5)."""
+
+    def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray) -> None:
+        self.problem = problem
+        self.in_L, self.in_R = in_L, in_R
+        self.n_L = int(in_L.sum())
+        self.active = problem.subset(np.flatnonzero(~(in_L | in_R)))
+        self.H_L = problem.subset(np.flatnonzero(in_L)).combine(np.ones(self.n_L)) if self.n_L else problem.zeros()
+
+    @classmethod
+    def unscreened(cls, problem: TripletProblem) -> "ReducedProblem":
+        none = np.zeros(problem.n_triplets, dtype=bool)
+        return cls(problem, none, none)
+
+    @property
+    def n_screened(self) -> int:
+        return self.problem.n_triplets - len(self.active)
+
+    def evaluate(self, M: np.ndarray, lam: float, working: TripletSubset | None = None) -> Evaluation:
+        """P̃ and its gradient −Σ_A α_t H_t − H_L̂ + λM (eq. (16)); ``working`` ⊆ A restricts the pass (active set)."""
+        gamma = self.problem.gamma
+        part = self.active if working is None else working
+        x = part.margins(M)
+        alpha = dual_alpha(x, gamma)
+        S = part.combine(alpha) + self.H_L
+        total_loss = float(loss(x, gamma).sum()) + (1.0 - gamma / 2) * self.n_L - inner(M, self.H_L)
+        primal = total_loss + 0.5 * lam * inner(M, M)
+        return Evaluation(M, x, alpha, S, total_loss, primal, lam * M - S)
+
+    def dual(self, ev: Evaluation, lam: float) -> float:
+        """D̃_λ(α) = −(γ/2)(‖α_A‖² + |L̂|) + 1ᵀα_A + |L̂| − (1/(2λ))‖[S]_+‖² with α = α(M) (digest §1.5, ambiguity 19)."""
+        gamma = self.problem.gamma
+        S_plus, _ = self.problem.psd_split(ev.S)
+        a = ev.alpha
+        return (-0.5 * gamma * (float(a @ a) + self.n_L) + float(a.sum()) + self.n_L
+                - inner(S_plus, S_plus) / (2.0 * lam))
+
+    def gap(self, ev: Evaluation, lam: float) -> float:
+        """Absolute duality gap P̃(M) − D̃(α(M)) ≥ 0."""
+        return max(ev.primal - self.dual(ev, lam), 0.0)
+
+
+def relative_gap(gap: float, primal: float) -> float:
+    """(P̃ − D̃)/max(1, |P̃|), the default stopping measure (ambiguity 8)."""
+    return gap / max(1.0, abs(primal))
+
+
+# -- closed form at large λ and λ_max (digest §1.7) ----------------------------------------------------------------
+def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
+    """(λ_L, K) with K = [Σ_t H_t]_+ and λ_L = max_t ⟨H_t, K⟩/(1 − γ): for λ ≥ λ_L, M* = K/λ exactly."""
+    K, _ = problem.psd_split(problem.sum_H())
+    top = float(problem.margins(K).max())
+    if top <= 0:
+        raise InputError("every triplet already has a non-positive margin under [ΣH]_+; the data cannot be separated "
+                         "by a metric (are the features constant?)")
+    return top / (1.0 - problem.gamma), K
+
+
+# -- construction and validation -----------------------------------------------------------------------------------
+def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, diagonal: bool = False,
+                         scale: bool = True, name: str = "data") -> TripletProblem:
+    """Validated problem from raw data: checks labels, NaNs and the memory budget before building triplets."""
+    X = check_array(X, "X", allow_sparse=True)
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    check_same_length(X, y)
+    _, codes = check_labels(y, min_classes=2, min_per_class=2, what="triplet metric learning")
+    if not 0 <= gamma < 1:
+        raise InputError(f"gamma = {gamma} must be in [0, 1) (0 is the hinge loss)")
+    if k is not None and k < 1:
+        raise InputError(f"k = {k} must be at least 1 (or None for all triplets)")
+    X = scale_to_unit_box(X) if scale else X
+    triplets = build_triplets(X, codes, k)
+    return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name)
