@@ -54,8 +54,9 @@ def contour_figure(problem: fd.Problem2D, results: dict, labels: dict) -> go.Fig
                                  line=dict(color=ui.method_color(labels[label]), width=2), marker=dict(size=5)))
     fig.add_trace(go.Scatter(x=[problem.x_star[0]], y=[problem.x_star[1]], mode="markers", name="minimiser x*",
                              marker=dict(symbol="star", size=16, color="gold", line=dict(color="black", width=1))))
-    fig.update_xaxes(range=[x_lo, x_hi])
+    fig.update_xaxes(range=[x_lo, x_hi], constrain="domain")
     fig.update_yaxes(range=[y_lo, y_hi], scaleanchor="x")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0))
     return fig
 
 
@@ -97,7 +98,12 @@ def main() -> None:
                    "method into its projected version.")
     side = st.sidebar
     side.header("Problem")
-    pp = ui.param_form(fd.PROBLEM_PARAMS, key=f"{KEY}.problem", container=side)
+    # show only the settings the chosen objective uses (κ for the quadratic, μ for logistic regression)
+    unused = {"quadratic": {"mu"}, "rosenbrock": {"kappa", "mu"}, "logistic": {"kappa"}}
+    problem_spec = next(p for p in fd.PROBLEM_PARAMS if p.name == "problem")
+    problem_name = ui.param_widget(problem_spec, key=f"{KEY}.problem.problem", container=side)
+    shown = [p for p in fd.PROBLEM_PARAMS if p.name != "problem" and p.name not in unused[problem_name]]
+    pp = {"problem": problem_name, **ui.param_form(shown, key=f"{KEY}.problem", container=side)}
     ds = None
     if pp["problem"] == "logistic":
         ds = ui.dataset_picker("foundations", key=f"{KEY}.data", sources=("synthetic", "upload"), check=check_planar)
@@ -111,7 +117,7 @@ def main() -> None:
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
-    problem = fd.make_problem(ds, **pp)
+    problem = fd.make_problem(ds, **pp)  # unused settings keep make_problem's defaults
     data_key = ds.meta["key"] if ds is not None else None
     labels = {fd.METHODS[m].label: m for m in chosen}
     jobs = [ui.Job(fd.METHODS[m].label, ui.config_key(KEY, data_key, pp, m, per_method[m], stop),

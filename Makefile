@@ -1,0 +1,38 @@
+# Two commands do everything on a fresh machine:
+#   make run    create .venv, install the lab, start the dashboard on bundled data
+#   make test   same install plus the test extras, then the whole test suite
+# Both are idempotent: the install step re-runs only when pyproject.toml or constraints.txt change.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+PORT   ?= 8501
+
+.PHONY: run test install install-test bench-help clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: $(PY) pyproject.toml constraints.txt
+	$(PIP) install --quiet -c constraints.txt -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PIP) install --quiet -c constraints.txt -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: install
+	$(PY) -m streamlit run app/main.py --server.port $(PORT) --browser.gatherUsageStats false
+
+test: install-test
+	$(PY) -m pytest
+
+bench-help: install
+	$(PY) -m solvers.bench --help
+
+clean:
+	rm -rf $(VENV) artifacts .pytest_cache .hypothesis

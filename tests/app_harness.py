@@ -1,0 +1,122 @@
+"""AppTest helpers every page test reuses.
+
+    from tests.app_harness import open_page, assert_clean, click_run, random_walk
+
+    at = open_page("foundations")              # app/pages/foundations.py, first run done
+    assert_clean(at)                            # no exception element, no st.error
+    at.multiselect(key="fd.methods").set_value(["gd"]).run()
+    random_walk("foundations", seed=1, steps=10)   # random valid values on every widget; never an exception
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parents[1] / "app"
+DEFAULT_TIMEOUT = 120
+
+
+def open_page(name: str, *, timeout: float = DEFAULT_TIMEOUT, query: dict[str, str] | None = None,
+              run: bool = True) -> AppTest:
+    """AppTest for app/pages/<name>.py (or app/main.py for "main"), run once unless ``run=False``."""
+    path = APP / "main.py" if name == "main" else APP / "pages" / f"{name}.py"
+    at = AppTest.from_file(str(path), default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run() if run else at
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def assert_clean(at: AppTest, *, allow_errors: bool = False) -> None:
+    """No uncaught exception on the page (and no st.error unless allowed)."""
+    assert not at.exception, [e.value for e in at.exception]
+    if not allow_errors:
+        assert not at.error, errors(at)
+
+
+def click_run(at: AppTest) -> AppTest:
+    buttons = [b for b in at.sidebar.button if b.label == "Run"]
+    assert buttons, "the page has no sidebar button labelled 'Run'"
+    return buttons[0].click().run()
+
+
+def plotly_figures(at: AppTest) -> list[dict]:
+    """The Plotly figures on the page, as JSON dicts (AppTest shows them as unknown elements)."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def trace_names(at: AppTest) -> set[str]:
+    return {t.get("name") for fig in plotly_figures(at) for t in fig.get("data", [])}
+
+
+def _parse_label(label: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(label)
+        except ValueError:
+            pass
+    return label
+
+
+def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
+    kind = type(widget).__name__
+    proto = widget.proto
+    if kind == "Slider":
+        lo, hi = proto.min, proto.max
+        if proto.data_type in (0, 1):  # INT
+            return True, rng.randint(int(lo), int(hi))
+        return True, rng.choice([lo, hi, lo + (hi - lo) * rng.random()])
+    if kind == "SelectSlider":  # AppTest lists the formatted labels; ours are numbers written out
+        return True, _parse_label(rng.choice(widget.options))
+    if kind in ("Selectbox", "Radio"):
+        return True, rng.choice(widget.options) if widget.options else None
+    if kind == "Multiselect":
+        opts = list(widget.options)
+        return True, rng.sample(opts, rng.randint(1, len(opts))) if opts else []
+    if kind in ("Checkbox", "Toggle"):
+        return True, rng.random() < 0.5
+    if kind == "NumberInput":
+        lo = proto.min if proto.has_min else 0
+        hi = proto.max if proto.has_max else lo + 100
+        return True, type(widget.value)(rng.choice([lo, hi, lo + (hi - lo) * rng.random()]))
+    return False, None
+
+
+WALK_KINDS = ("slider", "select_slider", "selectbox", "radio", "multiselect", "checkbox", "toggle", "number_input")
+
+
+def random_walk(name: str, *, seed: int, steps: int = 8, skip_keys: tuple[str, ...] = (),
+                timeout: float = DEFAULT_TIMEOUT) -> AppTest:
+    """Set random valid values on random widgets of the page, ``steps`` times, pressing Run each time.
+
+    The page may show st.error for an impossible combination, but never an exception.
+    ``skip_keys`` leaves widgets alone (e.g. ones that switch to an expensive dataset).
+    """
+    rng = random.Random(seed)
+    at = open_page(name, timeout=timeout)
+    assert_clean(at, allow_errors=True)
+    for _ in range(steps):
+        widgets = [w for kind in WALK_KINDS for w in getattr(at, kind)
+                   if getattr(w, "key", None) and not any(str(w.key).startswith(s) for s in skip_keys)
+                   and not getattr(w.proto, "disabled", False)]
+        if not widgets:
+            break
+        widget = rng.choice(widgets)
+        ok, value = _random_value(widget, rng)
+        if not ok:
+            continue
+        widget.set_value(value)
+        at.run()
+        assert not at.exception, f"after setting {widget.key} = {value!r}: {[e.value for e in at.exception]}"
+        runs = [b for b in at.sidebar.button if b.label == "Run"]
+        if runs:
+            runs[0].click().run()
+            assert not at.exception, f"after Run with {widget.key} = {value!r}: {[e.value for e in at.exception]}"
+    return at
