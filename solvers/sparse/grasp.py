@@ -20,6 +20,8 @@ from ..core import HistoryRecorder, Param, Result
 from .accelerated import check_problem
 from .problem import SparseProblem, residual_value
 
+DENSE_SUBMATRIX_LIMIT = 2_000_000
+
 GRASP_PARAMS: tuple[Param, ...] = (
     Param("inner_max_iter", 200, int, low=1, high=10_000,
           help="iteration cap of the restricted solve (L-BFGS for logistic, LSQR for sparse LS)"),
@@ -29,6 +31,8 @@ GRASP_PARAMS: tuple[Param, ...] = (
 def _restricted_minimiser(problem: SparseProblem, T: np.ndarray, x0: np.ndarray, inner_max_iter: int) -> tuple[np.ndarray, int]:
     """argmin f over supp ⊆ T, warm-started at x0[T]; returns (b_T, restricted evaluations)."""
     XT = problem.columns(T)
+    if sp.issparse(XT) and XT.shape[0] * XT.shape[1] <= DENSE_SUBMATRIX_LIMIT:
+        XT = XT.toarray()  # m × 3s columns only: small enough to solve directly
     if problem.loss == "ls":
         if sp.issparse(XT):
             out = lsqr(XT, problem.y, atol=1e-12, btol=1e-12, iter_lim=inner_max_iter, x0=x0)
