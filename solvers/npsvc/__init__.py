@@ -1,0 +1,59 @@
+"""Nonparallel support vector classifiers and NPSVC++ (seed 004): TWSVM and LSTSVM baselines,
+K-NPSVC++ (Algorithm 1, corrected) and D-NPSVC++ (Algorithm 2) with same-network baselines.
+
+    from solvers import npsvc
+    from solvers.datasets import load
+    problem = npsvc.make_problem(load("wine"), kernel="rbf")
+    result = npsvc.solve(problem, "knpsvc", tol=1e-6, max_iter=10)
+    result.history[["primal", "dual", "gap", "test_acc"]]
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from ..core import Method, Result, solve_with
+from . import synthetic  # noqa: F401  (registers the 2-D generators)
+from .baselines import BASELINE_PARAMS, run_lstsvm, run_twsvm
+from .dnpsvc import DNPSVC_PARAMS, run_dnpsvc
+from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
+from .knpsvc import KNPSVC_PARAMS, run_knpsvc
+from .problem import PROBLEM_PARAMS, NPSVCProblem, make_problem, problem_from_arrays
+
+TITLE = "NPSVC++: nonparallel classifiers with Pareto-weighted representation learning"
+PAPER = ("J. Zhang, Z. Lai, H. Zhou, J. Liang. NPSVC++: Nonparallel Classifiers Encounter Representation "
+         "Learning. ICML 2024 (arXiv:2402.06010).")
+
+_DEEP_SHARED = tuple(p for p in DNPSVC_PARAMS if p.name != "criterion")
+
+METHODS = {m.name: m for m in (
+    Method("twsvm", "TWSVM", run_twsvm, BASELINE_PARAMS,
+           "one hinge-loss hyperplane per class (TBSVM form), K box-QP duals; optimality = largest relative "
+           "duality gap", "Table 1; Shao et al. 2011"),
+    Method("lstsvm", "LSTSVM", run_lstsvm, BASELINE_PARAMS,
+           "squared dissimilarity loss: each hyperplane from one linear system; optimality = relative residual",
+           "Table 1; Arun Kumar & Gopal 2009"),
+    Method("knpsvc", "K-NPSVC++", run_knpsvc, KNPSVC_PARAMS,
+           "kernel NPSVC++: U/V/P steps on τᵀJ, Pareto weights τ by a simplex QP; optimality = (max J − τᵀJ)/max J",
+           "Algorithm 1, eqs. (14)–(21)"),
+    Method("dnpsvc", "D-NPSVC++", partial(run_dnpsvc, criterion="npsvc++"), _DEEP_SHARED,
+           "deep NPSVC++ in torch: θ-step and τ-step per mini-batch", "Algorithm 2, eqs. (22)–(26)"),
+    Method("dtwsvn", "DTWSVN (τ = 1/K)", partial(run_dnpsvc, criterion="fixed"), _DEEP_SHARED,
+           "the same network trained on the mean of the J_l, no τ-step", "eq. (A.15); Li & Yang 2022"),
+    Method("ce-net", "Cross-entropy net", partial(run_dnpsvc, criterion="ce"), _DEEP_SHARED,
+           "the same network trained with softmax cross-entropy", "Table 3, first row"),
+)}
+
+DEEP_METHODS = ("dnpsvc", "dtwsvn", "ce-net")
+
+
+def solve(problem: NPSVCProblem, method: str, *, tol: float = 1e-6, max_iter: int = 1000,
+          time_limit: float | None = None, callback=None, **params) -> Result:
+    """Run one of METHODS on a problem from ``make_problem``; see each Method's params."""
+    return solve_with(METHODS, problem, method, tol=tol, max_iter=max_iter, time_limit=time_limit,
+                      callback=callback, **params)
+
+
+__all__ = [
+    "TITLE", "PAPER", "METHODS", "DEEP_METHODS", "PROBLEM_PARAMS", "NPSVCProblem", "make_problem",
+    "problem_from_arrays", "solve", "TWSVM", "LSTSVM", "KNPSVC", "DNPSVC",
+]

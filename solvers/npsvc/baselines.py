@@ -1,0 +1,87 @@
+"""Baselines with one hyperplane per class and no shared part (eq. 2, Table 1).
+
+TWSVM in the TBSVM form the paper runs (Shao et al. 2011; bias folded into ψ and regularised):
+
+    min_u ½‖Ψ_l u‖² + (r₁/2)‖u‖² + c Σ_{N_l} [1 − ψ_iᵀu]₊
+    dual: min_{0 ≤ λ ≤ c} ½ λᵀS_lλ − 1ᵀλ,   u = Q_lΨ_{−l}ᵀλ        (eqs. 14–16 with P̂v_l = 0)
+
+The K duals are iterated in lockstep (one projected-gradient step each per recorded iteration)
+so the page can draw their convergence; ``optimality`` is the largest relative duality gap
+(P_l − D_l)/max(1, |P_l|) with D_l = 1ᵀλ − ½λᵀS_lλ, a certificate that is 0 only at the optimum.
+
+LSTSVM (Arun Kumar & Gopal 2009) squares the dissimilarity loss, giving a linear system:
+
+    u_l = (Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l} + r₁I)⁻¹ cΨ_{−l}ᵀ1;
+    ``optimality`` is the relative residual of that system.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..core import HistoryRecorder, Param, Result
+from .blocks import ClassBlocks
+from .problem import NPSVCProblem, chebyshev_columns, class_objectives
+from .qp import BoxQP
+
+C = Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3),
+          help="weight of the dissimilarity loss on the other classes (eq. 5)", symbol="c")
+R1 = Param("r1", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
+           help="ridge on the hyperplane normal w_l (eq. 13)", symbol="r_1")
+BASELINE_PARAMS = (C, R1)
+
+
+def _uniform(K: int) -> np.ndarray:
+    return np.full(K, 1.0 / K)
+
+
+def _record(rec: HistoryRecorder, problem: NPSVCProblem, k: int, U: np.ndarray, F: np.ndarray, J: np.ndarray,
+            optimality: float, **extra) -> str | None:
+    norms = np.linalg.norm(U, axis=0)
+    with rec.excluded():
+        train_acc, test_acc = problem.accuracies(U, norms, F)
+    return rec.record(k, objective=float(J.max()), optimality=optimality, train_acc=train_acc, test_acc=test_acc,
+                      **chebyshev_columns(J, _uniform(problem.n_classes)), **extra)
+
+
+def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:
+    features = problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
+    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
+    own = problem.own_mask()
+    blocks = [ClassBlocks(features, own[:, l], r1) for l in range(problem.n_classes)]
+    qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c) for b in blocks]
+    for k in itertools.count(1):
+        for qp in qps:
+            if qp.kkt_residual() > 1e-15:
+                qp.step()
+        U = np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
+        F = features.Psi @ U
+        J = class_objectives(F, own, c) + 0.5 * r1 * (U * U).sum(0)
+        dual = np.array([qp.x.sum() - 0.5 * qp.x @ qp.Sx for qp in qps])
+        gap = float(np.max((J - dual) / np.maximum(1.0, np.abs(J))))
+        if _record(rec, problem, k, U, F, J, max(gap, 0.0), qp_iters=sum(q.n_iter for q in qps)):
+            break
+    return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "lambdas": [q.x.copy() for q in qps]})
+
+
+def run_lstsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:
+    features = problem.features
+    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
+    Psi, own = features.Psi, problem.own_mask()
+    U = np.empty((features.p, problem.n_classes))
+    residual = 0.0
+    for l in range(problem.n_classes):
+        weights = np.where(own[:, l], 1.0, c)  # ΨᵀDΨ = Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l}
+        A = (Psi * weights[:, None]).T @ Psi
+        A[np.diag_indices_from(A)] += r1
+        b = c * Psi[~own[:, l]].sum(0)
+        U[:, l] = sla.solve(A, b, assume_a="pos")
+        residual = max(residual, float(np.linalg.norm(A @ U[:, l] - b) / max(np.linalg.norm(b), 1e-300)))
+    F = Psi @ U
+    J = class_objectives(F, own, c, loss="squared") + 0.5 * r1 * (U * U).sum(0)
+    _record(rec, problem, 1, U, F, J, residual)
+    if rec.status is None:  # a closed form is done after one step, whatever tol asked for
+        rec.stop("converged" if residual <= 1e-6 else "max_iter")
+    return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0)})

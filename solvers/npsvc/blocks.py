@@ -1,0 +1,76 @@
+"""Per-class precomputation shared by TWSVM and K-NPSVC++ (Alg. 1 lines 9–10 and App. B, corrected).
+
+For hyperplane l with own rows Ψ_l (n_l×p) and other rows Ψ_{−l} (n_{−l}×p):
+
+    Q_l = (r₁I + Ψ_lᵀΨ_l)⁻¹ = (1/r₁)[I − Ψ_lᵀ(r₁I + Ψ_lΨ_lᵀ)⁻¹Ψ_l]     (eq. 14, Woodbury)
+    R_l = Q_l Ψ_{−l}ᵀ   (p×n_{−l});    S_l = Ψ_{−l} Q_l Ψ_{−l}ᵀ   (n_{−l}×n_{−l})
+
+The paper writes Q_{K,Ψ} = Ψ_{−l}ᵀQ and Q_{K,K} = Ψ_{−l}ᵀQΨ_{−l} (eq. 14, A.11), which have the
+wrong shapes in either orientation convention; the forms above are the ones that make the dual
+(16) equal the primal (checked against cvxpy in tests/npsvc/test_qp.py).
+
+Q_l is applied through whichever Cholesky factor is smaller (p×p or n_l×n_l) and never stored
+as a dense p×p inverse. S_l is formed explicitly from Gram blocks when that is cheaper than
+applying it as Ψ_{−l}Q_lΨ_{−l}ᵀ (i.e. when p is not small against n_{−l}): with ΨΨᵀ = G,
+S_l = (1/r₁)[G_{−l,−l} − G_{−l,l}(r₁I + G_{l,l})⁻¹G_{l,−l}].
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from .problem import KernelFeatures
+
+
+class RidgeInverse:
+    """x ↦ (r I + AᵀA)⁻¹ x for A (k×p), through the smaller of the two Cholesky factors."""
+
+    def __init__(self, A: np.ndarray, r: float):
+        self.A, self.r = A, r
+        k, p = A.shape
+        self.primal = p <= k
+        small = A.T @ A if self.primal else A @ A.T
+        small[np.diag_indices_from(small)] += r
+        self.factor = sla.cho_factor(small, lower=True)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self.primal:
+            return sla.cho_solve(self.factor, x)
+        return (x - self.A.T @ sla.cho_solve(self.factor, self.A @ x)) / self.r
+
+    def dense(self) -> np.ndarray:
+        return self(np.eye(self.A.shape[1]))
+
+
+class ClassBlocks:
+    """Q_l, and S_l as a matrix or an operator, for one hyperplane."""
+
+    def __init__(self, features: KernelFeatures, own: np.ndarray, r1: float):
+        Psi = features.Psi
+        self.own_rows = np.flatnonzero(own)
+        self.other_rows = np.flatnonzero(~own)
+        self.Psi_other = Psi[self.other_rows]
+        self.Q = RidgeInverse(Psi[self.own_rows], r1)
+        n_other, p = self.Psi_other.shape
+        self.S = None
+        if 2 * p >= n_other:
+            self.S = self._explicit_S(features, r1)
+
+    def _explicit_S(self, features: KernelFeatures, r1: float) -> np.ndarray:
+        own, other = self.own_rows, self.other_rows
+        if self.Q.primal:
+            S = self.Psi_other @ self.Q(self.Psi_other.T)
+        else:  # Woodbury in Gram blocks: no p×p work at all
+            G_oo = features.gram(other, other)
+            G_lo = features.gram(own, other)
+            S = (G_oo - G_lo.T @ sla.cho_solve(self.Q.factor, G_lo)) / r1
+        return 0.5 * (S + S.T)
+
+    def matvec(self, lam: np.ndarray) -> np.ndarray:
+        if self.S is not None:
+            return self.S @ lam
+        return self.Psi_other @ self.Q(self.Psi_other.T @ lam)
+
+    def hyperplane(self, center: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """u = Q_l(center + Ψ_{−l}ᵀλ): eq. (15) with center = r₁P̂v_l (0 for TWSVM)."""
+        return self.Q(center + self.Psi_other.T @ lam)

@@ -1,0 +1,241 @@
+"""K-NPSVC++: the kernel machine of seed 004 (Algorithm 1, with the errata of App. B fixed).
+
+Hypothesis (12): f_l(x) = ⟨w_l, φ(x)⟩ + v_lᵀz(x) = û_lᵀψ(x) with z(x) = P̂ᵀψ(x), P̂ᵀP̂ = I (d columns).
+Per-class objective (the "eventual objective" after eq. 13):
+
+    J_l = ½‖Ψ_l û_l‖² + c Σ_{N_l}[1 − ψ_iᵀû_l]₊ + (r₁/2)‖û_l − P̂v_l‖² + (r₂/2)‖v_l‖² + (μ/2)Tr(P̂ᵀMP̂),
+
+M = ΨᵀLΨ with L the normalised Laplacian of the kNN graph (A.12). One outer iteration:
+
+1. U-step (eqs. 14–16, corrected): λ_l = argmin_{0≤λ≤c} ½λᵀS_lλ + (r₁R_lᵀP̂v_l − 1)ᵀλ and
+   û_l = Q_l(r₁P̂v_l + Ψ_{−l}ᵀλ_l). The paper's linear term lacks the factor r₁ (eq. 16, A.9)
+   and its A.5 has the wrong sign on λ; both were re-derived from the Lagrangian here.
+2. V-step (eq. 17): V = r₁P̂ᵀÛ/(r₁ + r₂).
+3. P-step (eqs. 18–19): generalised power iteration P ← π_St(HP + E), H = σI − μM,
+   E = r₁Û diag(τ)Vᵀ. It increases Tr(PᵀHP) + 2Tr(PᵀE), i.e. it decreases τᵀJ (the paper's
+   "converges to the minimum of (19)" should read maximum).
+4. τ-step (eq. 20): τ* = argmin_{τ∈Δ} ½‖Σ τ_l ∇^St J_l‖² − γτᵀJ with the Riemannian gradient
+   ∇^St J_l = μ(I − P̂P̂ᵀ)MP̂ + r₁(P̂v_l û_lᵀP̂ − û_l v_lᵀ), then τ ← (1 − β)τ + βτ*
+   (β = 1 is the paper's Algorithm 1; momentum is eq. 26, which the paper states for D-NPSVC++).
+5. Extra descent on P̂ (Thm. 2, Alg. 1 line 20): P̂ ← π_St(P̂ − η Σ τ_l ∇^St J_l).
+
+History rows carry each J_l, primal max_l J_l (8), dual τᵀJ (9), their gap, τ, the Pareto
+stationarity ‖Σ τ_l ∇^St J_l‖_F and train/test accuracy. ``optimality`` is the relative gap
+(max J − τᵀJ)/max(1, max J), the paper's convergence picture (Fig. 2a).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import eigsh
+from sklearn.neighbors import kneighbors_graph
+
+from ..core import HistoryRecorder, InputError, Param, Result, validate_params
+from .baselines import C, R1
+from .blocks import ClassBlocks
+from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
+from .qp import BoxQP, simplex_qp
+
+KNPSVC_PARAMS = (
+    C, R1,
+    Param("r2", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
+          help="ridge on the weights v_l of the learned features (eq. 13)", symbol="r_2"),
+    Param("mu", 1e-3, float, low=0, ui_range=(0.0, 10.0),
+          help="manifold regularisation of z on the kNN graph (eq. 13)", symbol=r"\mu"),
+    Param("d", 0, int, low=0, high=4096, help="dimension of the learned features z; 0 = min(2K, p − 1)", symbol="d"),
+    Param("gamma", 0.1, float, low=0, ui_range=(0.0, 100.0),
+          help="trade-off between Pareto stationarity and dual ascent in the τ-step (eq. 20)", symbol=r"\gamma"),
+    Param("eta", 0.1, float, low=0, ui_range=(0.0, 1.0), help="step of the extra descent on P̂ (Alg. 1 line 20)",
+          symbol=r"\eta"),
+    Param("beta", 0.75, float, low=0, low_strict=True, high=1,
+          help="momentum τ ← (1 − β)τ + βτ* (eq. 26; 1 = the paper's Alg. 1, 0.75 = the official code)",
+          symbol=r"\beta"),
+    Param("gpi_iter", 25, int, low=1, high=1000, help="generalised power iterations per P-step (Nie et al. 2017)"),
+    Param("inner_tol", 1e-6, float, low=0, low_strict=True, log=True, ui_range=(1e-12, 1e-2),
+          help="KKT residual at which each U-step box QP stops"),
+    Param("seed", 0, int, low=0, high=2**31 - 1, help="seed of the random P̂₀, V₀, Û₀ (§3.3)"),
+)
+
+
+# -- pieces of one iteration --------------------------------------------------
+def laplacian_term(X: np.ndarray, Psi: np.ndarray) -> np.ndarray:
+    """M = ΨᵀLΨ for the normalised Laplacian L = I − D^{−½}GD^{−½} of the kNN graph (A.12).
+
+    G_ij = exp(−‖x_i − x_j‖²/t) when i ∈ N_k(j) or j ∈ N_k(i), k = ⌊log₂ n⌋, t the mean
+    pairwise squared distance.
+    """
+    n = X.shape[0]
+    k = max(1, min(int(np.floor(np.log2(n))), n - 1))
+    dist = kneighbors_graph(X, k, mode="distance", include_self=False)
+    t = max(mean_squared_distance(X), 1e-300)
+    G = dist.copy()
+    G.data = np.exp(-(G.data**2) / t)
+    G = G.maximum(G.T).tocsr()
+    deg = np.asarray(G.sum(1)).ravel()
+    inv_sqrt = sp.diags(1.0 / np.sqrt(np.maximum(deg, 1e-300)))
+    L = sp.identity(n, format="csr") - inv_sqrt @ G @ inv_sqrt
+    M = Psi.T @ np.asarray(L @ Psi)
+    return 0.5 * (M + M.T)
+
+
+def largest_eigenvalue(M: np.ndarray) -> float:
+    if M.shape[0] <= 64:
+        return float(np.linalg.eigvalsh(M)[-1])
+    return float(eigsh(M, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
+
+
+def polar(A: np.ndarray) -> np.ndarray:
+    """π_St(A) = U_A V_Aᵀ: the nearest matrix with orthonormal columns (thin SVD)."""
+    U, _, Vt = np.linalg.svd(A, full_matrices=False)
+    return U @ Vt
+
+
+def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int, tol: float = 1e-8) -> np.ndarray:
+    """max_{PᵀP=I} Tr(PᵀHP) + 2Tr(PᵀE), H = σI − μM, by P ← π_St(HP + E) (eq. 19)."""
+    for _ in range(n_iter):
+        P_new = polar(sigma * P - MP_fn(P) + E)
+        done = np.max(np.abs(P_new - P)) <= tol
+        P = P_new
+        if done:
+            break
+    return P
+
+
+def objectives(Psi, own, U, V, P, M, c, r1, r2, mu) -> np.ndarray:
+    """J_l for every class (the eventual objective after eq. 13)."""
+    W = U - P @ V  # ŵ_l = û_l − P̂v_l
+    manifold = 0.0 if M is None else 0.5 * mu * float(np.sum(P * (M @ P)))
+    return (class_objectives(Psi @ U, own, c) + 0.5 * r1 * (W * W).sum(0) + 0.5 * r2 * (V * V).sum(0)
+            + manifold)
+
+
+def riemannian_gradients(U, V, P, M, mu, r1) -> tuple[np.ndarray, np.ndarray]:
+    """(Ω, π) with Σ_l τ_l ∇^St J_l = Σ_l τ_l Ω_l + π for τ on the simplex (§3.4 step 5).
+
+    Ω_l = r₁(P̂v_l û_lᵀP̂ − û_l v_lᵀ) (K×p×d), π = μ(I − P̂P̂ᵀ)MP̂ (p×d). The paper's Euclidean
+    gradient omits r₁P̂v_lv_lᵀ, which the projection (∇P̂ᵀ − P̂∇ᵀ)P̂ removes anyway.
+    """
+    PV, PtU = P @ V, P.T @ U
+    Omega = r1 * (np.einsum("pk,dk->kpd", PV, PtU) - np.einsum("pk,dk->kpd", U, V))
+    if M is None:
+        return Omega, np.zeros_like(P)
+    MP = M @ P
+    return Omega, mu * (MP - P @ (P.T @ MP))
+
+
+def hyperplane_norms(U, V, P) -> np.ndarray:
+    """√(‖û_l − P̂v_l‖² + ‖v_l‖²): the norm of the stacked normal [w_l; v_l] in eq. (21)."""
+    W = U - P @ V
+    return np.sqrt((W * W).sum(0) + (V * V).sum(0))
+
+
+# -- the algorithm ------------------------------------------------------------
+def resolve_dimension(d: int, p: int, K: int) -> int:
+    d = d or max(1, min(2 * K, p - 1))
+    if d > p:
+        raise InputError(f"d = {d} exceeds the feature dimension p = {p}; choose d ≤ {p}")
+    return d
+
+
+class KNPSVCState:
+    """The iterate (Û, V, P̂, τ, λ) and the precomputed blocks; one method per step of Algorithm 1."""
+
+    def __init__(self, problem: NPSVCProblem, *, c, r1, r2, mu, d, gamma, eta, beta, gpi_iter, inner_tol, seed):
+        K = problem.n_classes
+        d = resolve_dimension(d, problem.feature_dim, K)
+        self.problem, self.K = problem, K
+        self.c, self.r1, self.r2, self.mu, self.gamma, self.eta, self.beta = c, r1, r2, mu, gamma, eta, beta
+        self.gpi_iter, self.inner_tol = gpi_iter, inner_tol
+        features = problem.features
+        self.Psi, self.own = features.Psi, problem.own_mask()
+        p = self.Psi.shape[1]
+        # Precomputation (Alg. 1 lines 9–10).
+        self.blocks = [ClassBlocks(features, self.own[:, l], r1) for l in range(K)]
+        self.M = laplacian_term(problem.X_train, self.Psi) if mu > 0 else None
+        self.sigma = mu * largest_eigenvalue(self.M) if self.M is not None else 0.0
+        # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform.
+        rng = np.random.default_rng(seed)
+        self.P = polar(rng.standard_normal((p, d)))
+        self.V = rng.standard_normal((d, K))
+        self.U = rng.standard_normal((p, K))
+        self.tau = np.full(K, 1.0 / K)
+        self.lambdas: list[np.ndarray | None] = [None] * K
+        self.qp_iters = 0
+        self.stationarity = float("nan")
+
+    def objectives(self) -> np.ndarray:
+        return objectives(self.Psi, self.own, self.U, self.V, self.P, self.M, self.c, self.r1, self.r2, self.mu)
+
+    def u_step(self) -> None:
+        """Eqs. (14)–(16) corrected, each box QP warm-started from the previous λ_l."""
+        PV = self.P @ self.V
+        self.qp_iters = 0
+        for l, b in enumerate(self.blocks):
+            center = self.r1 * PV[:, l]
+            q = b.Psi_other @ b.Q(center) - 1.0  # r₁R_lᵀP̂v_l − 1
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol)
+            self.lambdas[l] = qp.x
+            self.qp_iters += qp.n_iter
+            self.U[:, l] = b.hyperplane(center, qp.x)
+
+    def v_step(self) -> None:
+        """Eq. (17)."""
+        self.V = (self.r1 / (self.r1 + self.r2)) * (self.P.T @ self.U)
+
+    def p_step(self) -> None:
+        """GPI on eq. (19) with the current τ."""
+        E = self.r1 * (self.U * self.tau) @ self.V.T
+        self.P = gpi(self.P, self._MP, self.sigma, E, self.gpi_iter)
+
+    def _MP(self, P: np.ndarray):
+        return 0.0 if self.M is None else self.mu * (self.M @ P)
+
+    def tau_step(self) -> np.ndarray:
+        """Eq. (20) with momentum (eq. 26); returns the common direction Σ τ_l ∇^St J_l."""
+        J = self.objectives()
+        Omega, pi = riemannian_gradients(self.U, self.V, self.P, self.M, self.mu, self.r1)
+        flat = Omega.reshape(self.K, -1)
+        tau_star = simplex_qp(flat @ flat.T, flat @ pi.ravel() - self.gamma * J, self.tau)
+        self.tau = (1.0 - self.beta) * self.tau + self.beta * tau_star
+        direction = np.tensordot(self.tau, Omega, axes=1) + pi
+        self.stationarity = float(np.linalg.norm(direction))
+        return direction
+
+    def descent_step(self, direction: np.ndarray) -> None:
+        """P̂ ← π_St(P̂ − η Σ τ_l ∇^St J_l) (Thm. 2, Alg. 1 line 20)."""
+        if self.eta > 0:
+            self.P = polar(self.P - self.eta * direction)
+
+    def iterate(self) -> None:
+        self.u_step()
+        self.v_step()
+        self.p_step()
+        self.descent_step(self.tau_step())
+
+    def norms(self) -> np.ndarray:
+        return hyperplane_norms(self.U, self.V, self.P)
+
+
+def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, **params) -> Result:
+    problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
+    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
+    state = KNPSVCState(problem, **validate_params(KNPSVC_PARAMS, params))
+
+    def record(k: int) -> str | None:
+        J = state.objectives()
+        with rec.excluded():
+            train_acc, test_acc = problem.accuracies(state.U, state.norms())
+        primal = float(J.max())
+        return rec.record(k, objective=primal, optimality=(primal - float(state.tau @ J)) / max(1.0, abs(primal)),
+                          stationarity=state.stationarity, train_acc=train_acc, test_acc=test_acc,
+                          qp_iters=state.qp_iters, **chebyshev_columns(J, state.tau))
+
+    if not record(0):  # row 0: the random initial point
+        for t in itertools.count(1):
+            state.iterate()
+            if record(t):
+                break
+    return rec.result({"U": state.U, "V": state.V, "P": state.P, "tau": state.tau, "norms": state.norms(),
+                       "lambdas": state.lambdas}, n_classes=state.K, d=state.P.shape[1])

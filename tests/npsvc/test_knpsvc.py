@@ -1,0 +1,87 @@
+"""K-NPSVC++ (Algorithm 1): monotone sub-steps, manifold and simplex invariants, gradients, reductions."""
+import numpy as np
+import pytest
+
+from solvers import npsvc
+from solvers.core import InputError, validate_params
+from solvers.npsvc.knpsvc import KNPSVC_PARAMS, KNPSVCState, objectives, riemannian_gradients
+
+
+def make_state(problem, **overrides):
+    params = validate_params(KNPSVC_PARAMS, {"inner_tol": 1e-11, "mu": 0.05, **overrides})
+    return KNPSVCState(problem, **params)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_weighted_objective_does_not_increase_across_u_v_p_steps(blob_problem, kernel):
+    problem = npsvc.problem_from_arrays(blob_problem.X_train, blob_problem.y_train, kernel=kernel)
+    state = make_state(problem, gamma=1.0)
+    for _ in range(4):
+        weighted = [state.tau @ state.objectives()]
+        for step in (state.u_step, state.v_step, state.p_step):
+            step()
+            weighted.append(state.tau @ state.objectives())
+        scale = 1e-9 * max(1.0, abs(weighted[0]))
+        assert np.all(np.diff(weighted) <= scale), weighted
+        state.descent_step(state.tau_step())
+
+
+def test_tau_on_simplex_and_P_on_stiefel(blob_problem):
+    res = npsvc.solve(blob_problem, "knpsvc", max_iter=8, tol=1e-12, mu=0.05, gamma=5.0)
+    tau = res.history[[f"tau_{l}" for l in range(3)]].to_numpy()
+    assert np.all(tau >= -1e-12) and np.allclose(tau.sum(1), 1, atol=1e-9)
+    P = res.solution["P"]
+    assert np.max(np.abs(P.T @ P - np.eye(P.shape[1]))) <= 1e-10
+    h = res.history
+    assert np.all(h["dual"] <= h["primal"] + 1e-12)
+    lam = res.solution["lambdas"]
+    assert all(np.all((x >= 0) & (x <= 1.0)) for x in lam)
+
+
+def test_riemannian_gradient_matches_finite_differences(blob_problem):
+    """∇^St J_l = (GP̂ᵀ − P̂Gᵀ)P̂ with G the Euclidean gradient of J_l in P̂, taken numerically."""
+    state = make_state(blob_problem, d=2)
+    state.u_step()
+    state.v_step()
+    U, V, P, M = state.U, state.V, state.P, state.M
+    Omega, pi = riemannian_gradients(U, V, P, M, state.mu, state.r1)
+    h = 1e-6
+    for l in range(3):
+        G = np.zeros_like(P)
+        for idx in np.ndindex(P.shape):
+            E = np.zeros_like(P)
+            E[idx] = h
+            plus = objectives(state.Psi, state.own, U, V, P + E, M, state.c, state.r1, state.r2, state.mu)[l]
+            minus = objectives(state.Psi, state.own, U, V, P - E, M, state.c, state.r1, state.r2, state.mu)[l]
+            G[idx] = (plus - minus) / (2 * h)
+        np.testing.assert_allclose(Omega[l] + pi, (G @ P.T - P @ G.T) @ P, atol=1e-5)
+
+
+def test_reduces_to_twsvm_when_v_vanishes(blob_problem):
+    """r₂ → ∞ and μ = 0 force V = 0: the U-step is then kernel TBSVM with ridge r₁ (digest §8.9)."""
+    k = npsvc.solve(blob_problem, "knpsvc", max_iter=3, tol=1e-14, r2=1e12, mu=0.0, inner_tol=1e-11)
+    t = npsvc.solve(blob_problem, "twsvm", max_iter=100_000, tol=1e-11)
+    np.testing.assert_allclose(k.solution["U"], t.solution["U"], atol=1e-6)
+
+
+def test_same_seed_same_history_other_seed_differs(blob_problem):
+    cols = lambda h: h.drop(columns="time").to_numpy()  # noqa: E731
+    a = npsvc.solve(blob_problem, "knpsvc", max_iter=4, tol=1e-12, seed=3)
+    b = npsvc.solve(blob_problem, "knpsvc", max_iter=4, tol=1e-12, seed=3)
+    c = npsvc.solve(blob_problem, "knpsvc", max_iter=4, tol=1e-12, seed=4)
+    np.testing.assert_array_equal(cols(a.history), cols(b.history))
+    assert not np.allclose(a.solution["P"], c.solution["P"])
+
+
+def test_gap_closes_and_accuracy_is_high(blob_problem):
+    res = npsvc.solve(blob_problem, "knpsvc", max_iter=30, tol=1e-4, gamma=1.0)
+    h = res.history
+    assert h["gap"].iloc[-1] <= 0.05 * h["gap"].iloc[0]
+    assert h["test_acc"].iloc[-1] >= 0.9
+
+
+def test_d_larger_than_p_is_refused():
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    problem = npsvc.problem_from_arrays(X, np.arange(20) % 2, kernel="linear")
+    with pytest.raises(InputError, match="exceeds"):
+        npsvc.solve(problem, "knpsvc", d=5)

@@ -1,0 +1,92 @@
+"""The box QP and the simplex QP against cvxpy / SLSQP / closed forms, and Theorem 2's MGDA property."""
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+from solvers.npsvc.qp import BoxQP, simplex_qp
+
+
+def random_psd(rng, n, rank=None):
+    B = rng.standard_normal((n, rank or n))
+    return B @ B.T / n
+
+
+@pytest.mark.parametrize("rank", [None, 3])
+@pytest.mark.parametrize("c", [0.5, 10.0])
+def test_box_qp_matches_cvxpy(rank, c):
+    rng = np.random.default_rng(1)
+    S, q = random_psd(rng, 25, rank), rng.standard_normal(25)
+    qp = BoxQP(lambda v: S @ v, q, c).solve(tol=1e-10, max_iter=100_000)
+    x = cp.Variable(25)
+    ref = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, cp.psd_wrap(S)) + q @ x), [x >= 0, x <= c])
+    ref.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert qp.kkt_residual() <= 1e-10
+    assert qp.objective() == pytest.approx(ref.value, rel=1e-7, abs=1e-9)
+    assert np.all(qp.x >= 0) and np.all(qp.x <= c)
+
+
+def test_box_qp_objective_never_increases():
+    rng = np.random.default_rng(2)
+    S, q = random_psd(rng, 40), rng.standard_normal(40)
+    qp = BoxQP(lambda v: S @ v, q, 1.0)
+    values = [qp.objective()]
+    for _ in range(50):
+        qp.step()
+        values.append(qp.objective())
+    assert np.all(np.diff(values) <= 1e-12)
+
+
+def test_box_qp_warm_start_at_optimum_stops_at_once():
+    rng = np.random.default_rng(3)
+    S, q = random_psd(rng, 20), rng.standard_normal(20)
+    x = BoxQP(lambda v: S @ v, q, 1.0).solve(1e-11).x
+    assert BoxQP(lambda v: S @ v, q, 1.0, x).solve(1e-10).n_iter <= 2
+
+
+def test_simplex_qp_two_classes_closed_form():
+    """K = 2: τ₁ = clip((A22 − A12 + b2 − b1)/(A11 − 2A12 + A22), 0, 1) (digest §8.2)."""
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        A, b = random_psd(rng, 2), rng.standard_normal(2)
+        t1 = np.clip((A[1, 1] - A[0, 1] + b[1] - b[0]) / (A[0, 0] - 2 * A[0, 1] + A[1, 1]), 0, 1)
+        np.testing.assert_allclose(simplex_qp(A, b), [t1, 1 - t1], atol=1e-8)
+
+
+@pytest.mark.parametrize("K", [3, 7])
+def test_simplex_qp_matches_slsqp(K):
+    rng = np.random.default_rng(K)
+    A, b = random_psd(rng, K), rng.standard_normal(K)
+    tau = simplex_qp(A, b)
+    ref = minimize(lambda t: 0.5 * t @ A @ t + b @ t, np.full(K, 1 / K), jac=lambda t: A @ t + b,
+                   bounds=[(0, 1)] * K, constraints=[{"type": "eq", "fun": lambda t: t.sum() - 1}],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    f = lambda t: 0.5 * t @ A @ t + b @ t  # noqa: E731
+    assert f(tau) <= f(ref.x) + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(0, 10_000), st.floats(0, 100))
+def test_simplex_qp_stays_on_the_simplex(K, seed, gamma):
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((K, 5))
+    tau = simplex_qp(G @ G.T, -gamma * rng.random(K))
+    assert np.all(tau >= -1e-12) and abs(tau.sum() - 1) <= 1e-9
+
+
+def test_mgda_direction_decreases_every_objective():
+    """Theorem 2 with γ = 0: d = Σ τ*_l g_l has g_lᵀd ≥ ‖d‖² for all l."""
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        g = rng.standard_normal((4, 6))
+        tau = simplex_qp(g @ g.T, np.zeros(4), tol=1e-14, max_iter=200_000)
+        d = tau @ g
+        assert np.all(g @ d >= d @ d - 1e-6)
+
+
+def test_mgda_zero_when_origin_in_hull():
+    g = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1]])
+    tau = simplex_qp(g @ g.T, np.zeros(4), tol=1e-14)
+    assert np.linalg.norm(tau @ g) <= 1e-6
