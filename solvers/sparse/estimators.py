@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core import InputError, check_labels
@@ -81,9 +81,18 @@ class SparseLogisticRegression(ClassifierMixin, _SparseBase):
     def fit(self, X, y):
         X, y = validate_data(self, X, y, accept_sparse="csr")
         check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise InputError(f"Only binary classification is supported. The type of the target is {y_type}; "
+                             "the logistic loss (23) needs exactly two classes (use a one-vs-rest relabelling).")
         self.classes_, codes = check_labels(y, n_classes=2, what="SparseLogisticRegression")
         self._fit_problem(X, np.where(codes == 1, 1.0, -1.0))
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # the loss (23) is binary
+        return tags
 
     def decision_function(self, X):
         return self._decision(X)
@@ -93,4 +102,5 @@ class SparseLogisticRegression(ClassifierMixin, _SparseBase):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        return self.classes_[(self._decision(X) >= 0).astype(int)]  # sign(0) counts as +1 (digest §8 m)
+        score = self._decision(X)
+        return self.classes_[(score >= 0).astype(int)]  # sign(0) counts as +1 (digest §8 m)
