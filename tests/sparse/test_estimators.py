@@ -8,19 +8,15 @@ from solvers import datasets
 from solvers.core import InputError
 from solvers.sparse import SparseLinearRegression, SparseLogisticRegression, make_problem, solve, train_test
 
-# s = 1 works for every shape check_estimator tries (down to one feature). No intercept (as in the
-# paper), so checks that fit data with an offset cannot pass; they are listed with that reason.
-NO_INTERCEPT = "no intercept term (seed 001 fits none), so data with an offset is fitted poorly"
+# s = 1 works for every shape check_estimator tries (down to one feature); every check passes.
 
 
 def test_linear_regression_passes_check_estimator():
-    check_estimator(SparseLinearRegression(s=1, max_iter=2000),
-                    expected_failed_checks={"check_regressors_train": NO_INTERCEPT})
+    check_estimator(SparseLinearRegression(s=1, max_iter=2000))
 
 
 def test_logistic_regression_passes_check_estimator():
-    check_estimator(SparseLogisticRegression(s=1, max_iter=2000, mu=1e-2),
-                    expected_failed_checks={"check_classifiers_train": NO_INTERCEPT})
+    check_estimator(SparseLogisticRegression(s=1, max_iter=2000, mu=1e-2))
 
 
 def test_estimators_recover_a_planted_support_on_dense_and_sparse_x():
