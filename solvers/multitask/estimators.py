@@ -57,8 +57,6 @@ class MultiTaskSubspace(BaseEstimator):
 
     # -- prediction -----------------------------------------------------------
     def _check(self, X, what="X"):
-        if not hasattr(self, "coef_"):
-            raise InputError("this estimator is not fitted yet; call fit first")
         X = check_array(X, what)
         if X.shape[1] != self.n_features_in_:
             raise InputError(f"{what} has {X.shape[1]} features; the model was fitted with {self.n_features_in_}")
@@ -73,6 +71,8 @@ class MultiTaskSubspace(BaseEstimator):
 
     def decision_function(self, X, groups=None):
         """Scores x_iᵀu_ℓ + b_ℓ in the layout of the fit (list, n × m, or one per row with ``groups``)."""
+        if not hasattr(self, "coef_"):
+            raise InputError("this estimator is not fitted yet; call fit first")
         if self.layout_ == "tasks" and groups is None:
             if len(X) != len(self.coef_):
                 raise InputError(f"give one X per task: {len(self.coef_)} tasks, got {len(X)}")
@@ -87,8 +87,9 @@ class MultiTaskSubspace(BaseEstimator):
         return np.einsum("ij,ij->i", X, self.coef_[ell]) + self.intercept_[ell]
 
     def _labels(self, scores, ell):
-        neg, pos = np.array([c[0] for c in self.classes_])[ell], np.array([c[1] for c in self.classes_])[ell]
-        return np.where(scores >= 0, pos, neg)
+        table = np.empty((len(self.classes_), 2), dtype=object)  # tasks may use labels of different types
+        table[:] = self.classes_
+        return np.where(scores >= 0, table[ell, 1], table[ell, 0])
 
     def predict(self, X, groups=None):
         scores = self.decision_function(X, groups)
@@ -105,13 +106,15 @@ class MultiTaskSubspace(BaseEstimator):
         if self.layout_ == "tasks" and groups is None:
             if y is not None:
                 raise InputError("with a list of tasks, pass the (X, y) pairs as X and no y")
-            truth = np.concatenate([np.asarray(pair[1]) for pair in X])
-            pred = np.concatenate(self.predict([pair[0] for pair in X]))
+            pairs = [(np.ravel(p), np.ravel(np.asarray(t[1], dtype=object)))
+                     for p, t in zip(self.predict([t[0] for t in X]), X)]
+            pred = np.concatenate([p.astype(object) for p, _ in pairs])  # tasks may use labels of different types
+            truth = np.concatenate([t for _, t in pairs])
         else:
-            pred, truth = self.predict(X, groups), np.asarray(y)
-        pred, truth = np.ravel(pred), np.ravel(truth)
+            pred, truth = np.ravel(self.predict(X, groups)), np.ravel(np.asarray(y))
         if pred.shape != truth.shape:
             raise InputError(f"y has {truth.size} values but the predictions have {pred.size}")
         if self.loss in CLASSIFICATION_LOSSES:
             return float(np.mean(pred == truth))
+        pred, truth = pred.astype(float), truth.astype(float)
         return float(1.0 - np.sum((truth - pred) ** 2) / max(np.sum((truth - truth.mean()) ** 2), 1e-300))

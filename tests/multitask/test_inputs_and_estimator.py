@@ -1,0 +1,119 @@
+"""Bad input fails early with actionable messages; the estimator's three layouts; the data adapters."""
+import io
+
+import numpy as np
+import pytest
+
+from solvers import datasets
+from solvers import multitask as mt
+from solvers.core import InputError
+
+from .conftest import tiny_problem
+
+
+def test_bad_problem_parameters():
+    data = tiny_problem().data
+    with pytest.raises(InputError, match="between 0 and d"):
+        mt.make_problem(data, h=data.n_features + 1)
+    with pytest.raises(InputError, match="between 0 and d"):
+        mt.make_problem(data, h=-1)
+    with pytest.raises(InputError, match="alpha must be a positive"):
+        mt.make_problem(data, alpha=0.0)
+    with pytest.raises(InputError, match="beta must be a positive"):
+        mt.make_problem(data, beta=-1.0)
+    with pytest.raises(InputError, match="unknown loss"):
+        mt.make_problem(data, loss="huber")
+    with pytest.raises(InputError, match="rebuild them"):
+        mt.make_problem(data, loss="hinge")
+    with pytest.raises(InputError, match="unknown method"):
+        mt.solve(mt.make_problem(data), "newton", tol=1e-6, max_iter=10)
+    with pytest.raises(InputError, match="L0"):
+        mt.solve(mt.make_problem(data), "apg", tol=1e-6, max_iter=10, L0=-1)
+
+
+def test_bad_task_data(rng):
+    X1, X2 = rng.standard_normal((5, 3)), rng.standard_normal((5, 4))
+    with pytest.raises(InputError, match="same features"):
+        mt.from_tasks([(X1, np.ones(5)), (X2, np.ones(5))])
+    with pytest.raises(InputError, match="1 class"):
+        mt.from_tasks([(X1, np.ones(5)), (X1, np.r_[1, 1, -1, -1, 1])], loss="hinge")
+    with pytest.raises(InputError, match="rows but"):
+        mt.from_tasks([(X1, np.ones(4))])
+    with pytest.raises(InputError, match="NaN"):
+        mt.from_tasks([(np.full((2, 2), np.nan), np.ones(2))])
+    with pytest.raises(InputError, match="no tasks"):
+        mt.from_tasks([])
+    with pytest.raises(InputError, match="hinge loss of Eq. \\(64\\) always has a bias"):
+        mt.make_problem(mt.from_tasks([(X1, np.r_[1, 1, -1, -1, 1])], loss="hinge"), loss="hinge", intercept=False)
+
+
+def test_estimator_layouts_agree(rng):
+    X = rng.standard_normal((30, 5))
+    Y = X @ rng.standard_normal((5, 3)) + 0.01 * rng.standard_normal((30, 3))
+    shared = mt.MultiTaskSubspace(alpha=1, beta=0.1, h=2).fit(X, Y)
+    listed = mt.MultiTaskSubspace(alpha=1, beta=0.1, h=2).fit([(X, Y[:, l]) for l in range(3)])
+    groups = np.repeat(np.arange(3), 30)
+    stacked = mt.MultiTaskSubspace(alpha=1, beta=0.1, h=2).fit(np.vstack([X] * 3), Y.T.ravel(), groups=groups)
+    np.testing.assert_allclose(shared.coef_, listed.coef_, atol=1e-8)
+    np.testing.assert_allclose(shared.coef_, stacked.coef_, atol=1e-8)
+    assert shared.predict(X).shape == (30, 3)
+    np.testing.assert_allclose(stacked.predict(np.vstack([X] * 3), groups=groups), shared.predict(X).T.ravel())
+    assert shared.score(X, Y) > 0.95
+    assert listed.score([(X, Y[:, l]) for l in range(3)]) == pytest.approx(shared.score(X, Y))
+    assert shared.theta_.shape == (2, 5) and shared.V_.shape == (2, 3)
+    with pytest.raises(InputError, match="features"):
+        shared.predict(X[:, :4])
+    with pytest.raises(InputError, match="not fitted"):
+        mt.MultiTaskSubspace().predict(X)
+    with pytest.raises(InputError, match="several tasks"):
+        mt.MultiTaskSubspace().fit(X, Y[:, 0])
+
+
+def test_classifier_keeps_each_tasks_labels(rng):
+    X = rng.standard_normal((40, 4))
+    y1 = np.where(X[:, 0] > 0, "cat", "dog")
+    y2 = np.where(X[:, 0] + 0.1 * X[:, 1] > 0, 7, 3)
+    est = mt.MultiTaskSubspace(loss="hinge", h=1, alpha=1, beta=0.1, method="bcd").fit([(X, y1), (X, y2)])
+    pred = est.predict([X, X])
+    assert set(pred[0]) <= {"cat", "dog"} and set(pred[1]) <= {3, 7}
+    assert est.score([(X, y1), (X, y2)]) > 0.9
+
+
+def test_synthetic_subspace_is_recovered():
+    ds = datasets.generate("multitask-subspace", d=15, m=20, n_per_task=30, h_true=2, tau=0.01, noise=0.01, seed=4)
+    problem = mt.make_problem(ds, alpha=10.0, beta=0.01, h=2, intercept=False)
+    res = mt.solve(problem, "bcd", tol=1e-8, max_iter=500)
+    Theta, Theta_true = res.solution["Theta"], ds.meta["Theta_true"]
+    cosines = np.linalg.svd(Theta @ Theta_true.T, compute_uv=False)
+    assert np.degrees(np.arccos(np.clip(cosines.min(), -1, 1))) < 5  # largest principal angle
+
+
+def test_digits_tasks_and_shared_layout():
+    ds = datasets.generate("multitask-digits", n_train=50, seed=0)
+    problem = mt.make_problem(ds, loss="logistic", h=3)
+    assert problem.m == 10 and problem.d == 64 and problem.data.X.shape[0] == 10 * 50
+    assert ds.image_shape == (8, 8) and ds.test_mask.sum() == 1797 - 50
+
+
+def test_one_vs_rest_from_a_classification_dataset_and_single_target_refused():
+    data = mt.from_dataset(datasets.load("wine"), "hinge")
+    assert data.n_tasks == 3
+    with pytest.raises(InputError, match="single target"):
+        mt.from_dataset(datasets.load("diabetes"))
+
+
+def test_uploaded_multi_output_csv():
+    csv = "a,b,y_1,y_2\n" + "\n".join(f"{i},{i % 3},{2 * i},{i + 1}" for i in range(12))
+    ds = datasets.parse_upload("multi.csv", csv.encode())
+    problem = mt.make_problem(ds, h=1)
+    assert problem.m == 2 and problem.d == 2
+
+
+def test_school_tasks():
+    if not datasets.REAL["school"].available():
+        pytest.skip("school.mat is not in the data directory (SOLVERS_DATA)")
+    ds = datasets.load("school")
+    train, test = mt.split_rows(ds, 0.3, seed=0)
+    problem = mt.make_problem(ds, rows=train, h=2)
+    assert problem.m == 139 and problem.d == 28
+    assert mt.task_index(ds, problem.data, test).max() == 138
