@@ -11,7 +11,7 @@ from ..core import Result, solve_with
 from . import synthetic  # noqa: F401  (registers the family's generators)
 from .estimators import SparseLinearRegression, SparseLogisticRegression
 from .methods import METHODS
-from .problem import PROBLEM_PARAMS, SparseProblem, make_problem, sparsity_from_ratio, train_test
+from .problem import PROBLEM_PARAMS, SparseProblem, make_problem, sparsity_from_ratio, prediction_score, train_test
 
 TITLE = "Sparse best subset: accelerated projected gradient for ℓ0-constrained LS and logistic regression"
 PAPER = ("R. J. Alcantara and C.-p. Lee, \"Accelerated Projected Gradient Algorithms for Sparsity Constrained "
@@ -27,4 +27,4 @@ def solve(problem: SparseProblem, method: str, *, tol: float = 1e-6, max_iter: i
 
 
 __all__ = ["solve", "METHODS", "PROBLEM_PARAMS", "make_problem", "SparseProblem", "sparsity_from_ratio",
-           "train_test", "SparseLinearRegression", "SparseLogisticRegression", "TITLE", "PAPER"]
+           "prediction_score", "train_test", "SparseLinearRegression", "SparseLogisticRegression", "TITLE", "PAPER"]

@@ -72,7 +72,7 @@ class SparseProblem:
     mu: float = 1e-10
     lipschitz: str = "paper"
     step_factor: float = 0.999
-    classes: np.ndarray | None = None  # original labels of −1/+1 (logistic)
+    classes: np.ndarray | None = None  # original labels of −1/+1 when y came from two classes
     L: float = field(init=False)
     lam: float = field(init=False)
 
@@ -85,11 +85,11 @@ class SparseProblem:
         if y.ndim != 1:
             raise InputError(f"y must be 1-D, got shape {y.shape}")
         check_same_length(self.X, y)
+        if self.classes is not None and not np.isin(y, (-1.0, 1.0)).all():
+            raise InputError("labels must be −1/+1 when their classes are given")
         if self.loss == "logistic":
             if self.classes is None:
                 self.classes, y = as_pm_one(y, what="the logistic loss (23)")
-            elif not np.isin(y, (-1.0, 1.0)).all():
-                raise InputError("logistic labels must be −1/+1 when classes are given")
         else:
             y = check_array(y, "y", ndim=1)
         self.y = np.asarray(y, dtype=float)
@@ -243,10 +243,24 @@ def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0,
             raise InputError(f"s = ⌈{s_ratio}·m⌉ = {s} exceeds the number of features n = {X.shape[1]}; lower κ")
     if loss == "logistic" and dataset.task != "classification":
         raise InputError(f"{dataset.name} is a regression dataset; the logistic loss needs two classes")
-    y = dataset.y
-    if loss == "ls" and dataset.task == "classification":
-        _, y = as_pm_one(y, what="least squares on class labels (the paper regresses on ±1)")
-    return SparseProblem(X, y, loss=loss, s=s, mu=mu, lipschitz=lipschitz, step_factor=step_factor)
+    y, classes = dataset.y, None
+    if dataset.task == "classification":
+        classes, y = as_pm_one(y, what=f"the {LOSS_LABELS[loss]} on class labels (the paper uses ±1)")
+    return SparseProblem(X, y, loss=loss, s=s, mu=mu, lipschitz=lipschitz, step_factor=step_factor, classes=classes)
+
+
+def prediction_score(problem: SparseProblem, test, w: np.ndarray) -> tuple[str, float]:
+    """The paper's test measure (Sec. 4): accuracy of sign(xᵀw) for logistic (PA; sign(0) = +1),
+    mean squared error for LS (on ±1 targets for class labels)."""
+    if test is None or test.n_samples == 0:
+        return ("PA" if problem.loss == "logistic" else "MSE"), float("nan")
+    y = np.asarray(test.y)
+    if problem.classes is not None:
+        y = np.where(y == problem.classes[1], 1.0, -1.0)
+    pred = np.asarray(test.as_vectors() @ w).ravel()
+    if problem.loss == "logistic":
+        return "PA", float(np.mean(np.where(pred >= 0, 1.0, -1.0) == y))
+    return "MSE", float(np.mean((pred - y) ** 2))
 
 
 def train_test(dataset, test_fraction: float = 0.2, seed: int = 0):

@@ -1,0 +1,215 @@
+"""Sparse ℓ0 (seed 001): PG / APG / PG+ / APG+ vs PG-LL, APG-LL+ and GraSP on ℓ0-constrained LS and logistic."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app import ui
+from app.pages._sparse_algorithm import algorithm_tab
+from app.pages._sparse_figures import (
+    coefficients, extrapolation_steps, objective_gap, residual_with_events, support_changes, sweep_figure, toy_figure,
+)
+from solvers import sparse as fam
+from solvers.core import InputError, Param
+from solvers.sparse.problem import LOSS_LABELS
+
+KEY = "sp"
+STOPPING = [
+    Param("tol", 1e-6, float, low=0, low_strict=True, log=True, symbol=r"\hat\epsilon",
+          help="stop when the residual (24) falls below this (paper: 1e-6)", ui_range=(1e-10, 1e-1)),
+    Param("max_iter", 2000, int, low=1, high=10_000, log=True, help="iteration cap (paper: 10,000)",
+          ui_range=(10, 10_000)),
+    Param("time_limit", 20.0, float, low=0.5, high=600.0, help="solver seconds per method", ui_range=(1.0, 120.0)),
+]
+SPLIT = Param("test_fraction", 0.2, float, low=0.0, high=0.5,
+              help="share of rows held out for the test metric (datasets with their own test part keep it)")
+KAPPAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 3.0)  # Fig. 2
+TOLERANCES = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # Fig. 5
+
+
+def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd.DataFrame:
+    rows = []
+    for label, r in results.items():
+        h = r.history
+        name, value = fam.prediction_score(problem, test, r.solution["w"])
+        rows.append({"method": label, "status": ("* " if r.status != "converged" else "") + r.status,
+                     "time [s]": round(float(r.info["time"]), 4), "GE": r.info["grad_evals"], "CG": r.info["hess_vec"],
+                     "objective": float(h["objective"].iloc[-1]), "residual (24)": float(h["residual"].iloc[-1]),
+                     "‖w‖₀": int(np.count_nonzero(r.solution["w"])),
+                     "extrapolations": r.info.get("extrapolations", 0), "identified at": r.info.get("identified_at"),
+                     f"test {name}": value})
+    return pd.DataFrame(rows)
+
+
+def run_sweep(kind: str, train, test, problem_params: dict, chosen: list, per_method: dict, stop: dict) -> pd.DataFrame:
+    """Fig. 2 (time and GE vs s = ⌈κm⌉) or Fig. 5 (test metric vs tolerance), with a progress bar."""
+    grid = KAPPAS if kind == "transition" else TOLERANCES
+    bar = st.progress(0.0, text="sweeping…")
+    rows, total, done = [], len(grid) * len(chosen), 0
+    for value in grid:
+        pp = dict(problem_params)
+        if kind == "transition":
+            pp["s_ratio"] = value
+            pp["s"] = fam.sparsity_from_ratio(value, train.n_samples)
+            if pp["s"] > train.n_features:
+                done += len(chosen)
+                continue
+        problem = fam.make_problem(train, **pp)
+        for m in chosen:
+            tol = value if kind == "tolerance" else stop["tol"]
+            r = fam.solve(problem, m, tol=tol, max_iter=stop["max_iter"], time_limit=stop["time_limit"],
+                          **per_method[m])
+            name, score = fam.prediction_score(problem, test, r.solution["w"])
+            rows.append({"method": fam.METHODS[m].label, "key": m, "s": problem.s, "kappa": value if kind == "transition" else None,
+                         "tol": tol, "time": r.info["time"], "GE": r.info["grad_evals"], "metric": name, "score": score,
+                         "status": r.status})
+            done += 1
+            bar.progress(done / total, text=f"{fam.METHODS[m].label} at {'κ' if kind == 'transition' else 'ε̂'} = {value:g}")
+    bar.empty()
+    return pd.DataFrame(rows)
+
+
+def sweeps_tab(train, test, problem_params, chosen, per_method, stop) -> dict:
+    figures = {}
+    st.markdown("**Transition plot (Fig. 2)**: solver time and gradient evaluations as s = ⌈κm⌉ grows, "
+                f"κ ∈ {{{', '.join(f'{k:g}' for k in KAPPAS)}}} (values with s > n are skipped).")
+    sweep_key = ui.config_key(KEY, problem_params, chosen, per_method, stop, train.n_samples, train.n_features)
+    store = st.session_state.setdefault(f"{KEY}.sweeps", {})
+    if st.button("Run transition sweep", key=f"{KEY}.sweep_transition"):
+        store[("transition", sweep_key)] = run_sweep("transition", train, test, problem_params, chosen, per_method, stop)
+    table = store.get(("transition", sweep_key))
+    if table is not None and not table.empty:
+        figures["transition_time"] = sweep_figure(table, "s", "time", title="Time vs s (log scale)",
+                                                  x_title="sparsity level s", y_title="solver time [s]")
+        st.plotly_chart(figures["transition_time"], key=f"{KEY}.tr_time")
+        figures["transition_ge"] = sweep_figure(table, "s", "GE", title="Gradient evaluations vs s",
+                                                x_title="sparsity level s", y_title="GE")
+        st.plotly_chart(figures["transition_ge"], key=f"{KEY}.tr_ge")
+    st.markdown("**Prediction vs tolerance (Fig. 5)**: test accuracy (logistic) or MSE (LS) when each method "
+                "stops at ε̂ = 10⁻¹ … 10⁻⁶. Needs a test part (a test fraction above 0).")
+    if st.button("Run tolerance sweep", key=f"{KEY}.sweep_tol", disabled=test is None or test.n_samples == 0):
+        store[("tolerance", sweep_key)] = run_sweep("tolerance", train, test, problem_params, chosen, per_method, stop)
+    table = store.get(("tolerance", sweep_key))
+    if table is not None and not table.empty:
+        metric = table["metric"].iloc[0]
+        figures["tolerance"] = sweep_figure(table, "tol", "score", title=f"Test {metric} vs tolerance ε̂",
+                                            x_title="tolerance ε̂ on the residual (24)", y_title=f"test {metric}",
+                                            log_x=True, log_y=False)
+        figures["tolerance"].update_xaxes(autorange="reversed")
+        st.plotly_chart(figures["tolerance"], key=f"{KEY}.tol_fig")
+    return figures
+
+
+def toy_tab() -> None:
+    st.markdown("Least squares in the plane with s = 1: the feasible set is the union of the two axes. "
+                "PG hops from axis to axis until the support settles; APG then extrapolates along the axis.")
+    c1, c2, c3 = st.columns(3)
+    rho = c1.slider("feature correlation ρ", -0.95, 0.95, 0.6, 0.05, key=f"{KEY}.toy_rho")
+    angle = c2.slider("direction of y [degrees]", 0, 180, 35, 5, key=f"{KEY}.toy_angle")
+    steps = c3.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps")
+    X = np.array([[1.0, rho], [0.0, np.sqrt(1 - rho * rho)]])
+    y = 2.0 * np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    problem = fam.SparseProblem(X, y, loss="ls", s=1)
+    paths, keys = {}, {}
+    for m in ("pg", "apg", "apg+"):
+        pts = [np.zeros(2)]
+        for k in range(1, steps + 1):  # the point zᵏ each run of k iterations returns
+            r = fam.solve(problem, m, tol=1e-12, max_iter=k)
+            pts.append(r.solution["w"])
+            if r.status == "converged":
+                break
+        paths[fam.METHODS[m].label] = np.array(pts)
+        keys[fam.METHODS[m].label] = m
+    st.plotly_chart(toy_figure(X, y, paths, keys), key=f"{KEY}.toy")
+
+
+def main() -> None:
+    ui.page_header(fam.TITLE, fam.PAPER,
+                   "Pick data, a loss and s, then compare PG with the paper's accelerations: extrapolation inside "
+                   "a subspace (APG) and Newton steps once the support is identified (APG+). Watch the residual "
+                   "(24) against time and gradient evaluations, the support settling, and the final coefficients.")
+    side = st.sidebar
+    side.header("Data")
+    ds = ui.dataset_picker("sparse", key=f"{KEY}.data", bundled=("diabetes", "breast_cancer"),
+                           sources=("synthetic", "real", "bundled", "upload"))
+    if ds is None:
+        return
+    split = ui.param_form([SPLIT], key=f"{KEY}.split", container=side)
+    side.header("Problem")
+    problem_params = ui.param_form(fam.PROBLEM_PARAMS, key=f"{KEY}.problem", container=side)
+    side.header("Methods")
+    chosen = ui.method_picker(fam.METHODS, key=f"{KEY}.methods", default=["pg", "apg", "apg+"], container=side)
+    per_method = ui.method_params(fam.METHODS, chosen, key=f"{KEY}.m", container=side)
+    stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
+    X = ds.as_vectors()
+    nnz = X.nnz if hasattr(X, "nnz") else X.size
+    execute = ui.run_controls(KEY, live_default=nnz <= 2_000_000)
+    if not chosen:
+        st.info("Pick at least one method in the sidebar.")
+        return
+    train, test = fam.train_test(ds, split["test_fraction"])
+    if train.n_samples < 2:
+        raise InputError("the training part has fewer than 2 rows; lower the test fraction")
+    problem = fam.make_problem(train, **problem_params)
+    labels = {fam.METHODS[m].label: m for m in chosen}
+    data_key = (ds.meta["key"], split["test_fraction"])
+    jobs = [ui.Job(fam.METHODS[m].label, ui.config_key(KEY, data_key, problem_params, m, per_method[m], stop),
+                   lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
+            for m in chosen]
+    results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", x="time", x_title="solver time [s]",
+                                            tol=stop["tol"], max_iter=stop["max_iter"]), key=KEY, execute=execute)
+    tabs = st.tabs(["Convergence", "Support & steps", "Solution", "Sweeps", "Toy 2-D", "Data", "Algorithm", "Export"])
+    figures = {}
+    histories = {k: r.history for k, r in results.items()}
+    with tabs[0]:
+        if results:
+            figures["residual_time"] = ui.line_chart(histories, "time", "residual", log_y=True,
+                                                     title="Residual (24) vs time (Figs. 1, 3, 4)",
+                                                     x_title="solver time [s]", y_title="residual (24)",
+                                                     color_keys=labels)
+            figures["residual_ge"] = ui.line_chart(histories, "grad_evals", "residual", log_y=True,
+                                                   title="Residual (24) vs gradient evaluations",
+                                                   x_title="gradient evaluations (GE)", y_title="residual (24)",
+                                                   color_keys=labels)
+            figures["objective"] = objective_gap(results, labels)
+            for name, fig in figures.items():
+                if name.startswith("residual"):
+                    x_end = max(float(np.max(t.x)) for t in fig.data)
+                    ui.add_reference(fig, [0.0, x_end], [stop["tol"]] * 2, "tolerance ε̂")
+                st.plotly_chart(fig, key=f"{KEY}.{name}")
+            st.dataframe(summary(results, problem, test, labels), hide_index=True)
+            st.caption(f"L = {problem.L:.4g}, λ = {problem.lam:.3g}, s = {problem.s}, m = {problem.m}, n = {problem.n}. "
+                       "‘*’: the run stopped before reaching the tolerance (the paper's mark for the 10k cap).")
+    with tabs[1]:
+        if results:
+            figures["events"] = residual_with_events(results, labels)
+            figures["support"] = support_changes(results, labels)
+            figures["t_steps"] = extrapolation_steps(results, labels)
+            for name in ("events", "support", "t_steps"):
+                st.plotly_chart(figures[name], key=f"{KEY}.{name}")
+    with tabs[2]:
+        if results:
+            figures["coefficients"] = coefficients(results, labels, ds.meta.get("w_true"))
+            st.plotly_chart(figures["coefficients"], key=f"{KEY}.coef")
+            if ds.meta.get("w_true") is not None:
+                truth = set(np.flatnonzero(ds.meta["w_true"]).tolist())
+                st.dataframe(pd.DataFrame([{"method": k, "true features found": len(truth & set(r.solution["support"].tolist())),
+                                            "of": len(truth)} for k, r in results.items()]), hide_index=True)
+    with tabs[3]:
+        figures.update(sweeps_tab(train, test, problem_params, chosen, per_method, stop))
+    with tabs[4]:
+        toy_tab()
+    with tabs[5]:
+        st.markdown(f"**{ds.name}**: {ds.description or ds.summary()}")
+        kind = f"sparse CSR, {nnz} nonzeros ({nnz / max(1, X.shape[0] * X.shape[1]):.2%})" if hasattr(X, "nnz") else "dense"
+        st.markdown(f"{train.n_samples} training rows, {0 if test is None else test.n_samples} test rows, "
+                    f"{ds.n_features} features; X is {kind}. Loss: {LOSS_LABELS[problem.loss]}.")
+    with tabs[6]:
+        algorithm_tab()
+    with tabs[7]:
+        ui.export_panel(histories, figures, key="sparse",
+                        config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method, "stopping": stop})
+
+
+ui.run_page(main)

@@ -1,0 +1,84 @@
+"""AppTest of app/pages/sparse.py: default run, every method, extreme values, bad input, sweeps, random walk."""
+import pytest
+
+from solvers.sparse import METHODS
+from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+
+
+@pytest.fixture(scope="module")
+def page():
+    return open_page("sparse")
+
+
+def test_default_run_draws_every_chart(page):
+    assert_clean(page)
+    names = trace_names(page)
+    assert {"PG", "APG", "APG+", "tolerance ε̂", "truth w*"} <= names
+    assert "APG+: Newton step" in names and "APG: extrapolation accepted" in names
+    figs = plotly_figures(page)
+    titles = [f["layout"]["title"]["text"] for f in figs]
+    assert any("vs time" in t for t in titles) and any("gradient evaluations" in t for t in titles)
+    log_axes = [f for f in figs if f["layout"].get("yaxis", {}).get("type") == "log"]
+    assert log_axes and all(f["layout"]["xaxis"]["title"]["text"] for f in figs)
+
+
+@pytest.mark.slow
+def test_every_method_runs_on_both_losses():
+    at = open_page("sparse")
+    at.multiselect(key="sp.methods").set_value(list(METHODS)).run()
+    assert_clean(at)
+    assert {m.label for m in METHODS.values()} <= trace_names(at)
+    at.selectbox(key="sp.data.generator").select("sparse-classification").run()
+    at.selectbox(key="sp.problem.loss").select("logistic").run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert set(table["method"]) == {m.label for m in METHODS.values()} and "test PA" in table
+
+
+def test_extreme_slider_values_never_crash():
+    at = open_page("sparse")
+    for key, value in (("sp.problem.s", 200), ("sp.problem.s", 1), ("sp.problem.step_factor", 0.1),
+                       ("sp.split.test_fraction", 0.5), ("sp.split.test_fraction", 0.0)):
+        at.slider(key=key).set_value(value).run()
+        assert_clean(at, allow_errors=True)
+    at.select_slider(key="sp.stop.tol").set_value(1e-10).run()
+    at.select_slider(key="sp.stop.max_iter").set_value(10).run()
+    assert_clean(at)
+    assert all(s.startswith("*") or s == "converged" for s in at.dataframe[0].value["status"])
+
+
+def test_bad_input_shows_an_error_not_a_traceback():
+    at = open_page("sparse")
+    at.radio(key="sp.data.source").set_value("bundled").run()
+    at.selectbox(key="sp.data.bundled").select("diabetes").run()
+    at.slider(key="sp.problem.s").set_value(50).run()  # diabetes has 10 features
+    assert not at.exception
+    assert any("between 1 and the number of features n = 10" in e for e in errors(at))
+    at.slider(key="sp.problem.s").set_value(3).run()
+    at.selectbox(key="sp.problem.loss").select("logistic").run()
+    assert any("regression dataset" in e for e in errors(at))
+
+
+def test_sweeps_run_with_a_progress_bar_and_draw_figures():
+    at = open_page("sparse")
+    at.multiselect(key="sp.methods").set_value(["apg", "apg+"]).run()
+    at.button(key="sp.sweep_transition").click().run()
+    at.button(key="sp.sweep_tol").click().run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert "Time vs s (log scale)" in titles and any(t.startswith("Test MSE vs tolerance") for t in titles)
+
+
+def test_run_button_and_toy_sliders():
+    at = open_page("sparse")
+    at.slider(key="sp.toy_rho").set_value(-0.95).run()
+    at.slider(key="sp.toy_steps").set_value(40).run()
+    click_run(at)
+    assert_clean(at)
+    assert "feasible set A₁" in trace_names(at)
+
+
+@pytest.mark.slow
+def test_random_walk_over_the_widgets():
+    # the real and bundled sources are left out: they are covered above, and large real sets are slow here
+    random_walk("sparse", seed=3, steps=10, skip_keys=("sp.data.source", "sp.sweep"))
