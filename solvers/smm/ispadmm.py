@@ -29,7 +29,7 @@ ISPADMM_PARAMS = (
           help="dual step length ζ ∈ (0, (1+√5)/2)", symbol=r"\zeta"),
     Param("delta_b", 1e-6, float, low=0, low_strict=True, log=True, help="proximal weight δ on b",
           symbol=r"\delta", ui_range=(1e-8, 1.0)),
-    Param("gamma_every", 10, int, low=1, high=10_000, help="adapt γ every this many iterations"),
+    Param("gamma_every", 100, int, low=1, high=10_000, help="adapt γ every this many iterations"),
     Param("obj_opt", None, float, help="reference optimum: when given, stop at Relobj (47) ≤ tol (Tables 3–5)"),
 )
 
@@ -47,7 +47,7 @@ def adapt_penalty(gamma: float, pinf: float, dinf: float, mu: float = 2.0, floor
 
 
 def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                gamma0: float = 1.0, zeta: float = 1.618, delta_b: float = 1e-6, gamma_every: int = 10,
+                gamma0: float = 1.0, zeta: float = 1.618, delta_b: float = 1e-6, gamma_every: int = 100,
                 obj_opt: float | None = None):
     n, (p, q), C, tau = problem.n, problem.shape, problem.C, problem.tau
     X, y = problem.X, problem.y

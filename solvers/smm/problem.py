@@ -195,3 +195,55 @@ def sample_roles(problem: SMMProblem, W: np.ndarray, b: float, lam: np.ndarray |
         sm = yf <= 1.0 + tol
         asm = np.abs(yf - 1.0) <= tol
     return np.where(asm, "ASM", np.where(sm, "SM", "NSM"))
+
+
+# -- building a problem from a Dataset (pages, command line) ---------------------
+def matrices_of(dataset, upsample: int = 1) -> np.ndarray:
+    """(n, p, q) samples of a Dataset; ``upsample`` > 1 enlarges each by np.kron(X_i, ones((k, k)))."""
+    X = dataset.as_matrices()
+    if upsample > 1:
+        X = np.kron(X, np.ones((1, upsample, upsample), dtype=X.dtype))
+    return X
+
+
+def binary_labels(dataset, positive: str = "") -> np.ndarray:
+    """±1 labels: ``positive`` vs the rest, or the dataset's own two classes when ``positive`` is empty."""
+    classes = dataset.classes
+    if positive in ("", None):
+        if len(classes) != 2:
+            raise InputError(f"{dataset.name} has {len(classes)} classes {classes.tolist()[:10]}; SMM needs exactly 2 "
+                             "(set positive_class to pick a one-vs-rest task)")
+        return np.where(dataset.y == classes[1], 1.0, -1.0)
+    match = [c for c in classes.tolist() if str(c) == str(positive)]
+    if not match:
+        raise InputError(f"positive class {positive!r} is not in {dataset.name}; classes are {classes.tolist()[:20]}")
+    return np.where(dataset.y == match[0], 1.0, -1.0)
+
+
+def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: str = "auto",
+               test_fraction: float = 0.2, seed: int = 0):
+    """(X_train, y_train, X_test, y_test) as (n, p, q) arrays and ±1 labels.
+
+    The dataset's own ``test_mask`` wins (the synthetic generator's last 20%); otherwise a seeded
+    random split of ``test_fraction``. ``scale``: "max-abs" divides X by max|X|, "auto" does so only
+    when max|X| > 1 (raw pixel counts); the paper leaves real-data scaling unstated (digest §6.2),
+    and σ₀ = min(100C, 3000) assumes entries of order one.
+    """
+    if dataset.task != "classification":
+        raise InputError(f"{dataset.name} is a {dataset.task} dataset; SMM needs two-class labels")
+    if scale not in ("auto", "none", "max-abs"):
+        raise InputError(f"scale must be auto, none or max-abs, got {scale!r}")
+    X = matrices_of(dataset, upsample)
+    peak = float(np.abs(X).max())
+    if (scale == "max-abs" or (scale == "auto" and peak > 1.0)) and peak > 0:
+        X = X / peak
+    y = binary_labels(dataset, positive_class)
+    if dataset.test_mask is not None:
+        test = np.asarray(dataset.test_mask, bool)
+    else:
+        rng = np.random.default_rng(seed)
+        test = np.zeros(len(y), bool)
+        test[rng.permutation(len(y))[: int(round(test_fraction * len(y)))]] = True
+    if len(np.unique(y[~test])) < 2:
+        raise InputError("the training part holds one class only; SMM needs both classes")
+    return X[~test], y[~test], X[test], y[test]

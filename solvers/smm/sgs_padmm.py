@@ -28,7 +28,7 @@ SGS_PARAMS = (
     Param("zeta", 1.618, float, low=0, low_strict=True, high=(1 + 5**0.5) / 2, high_strict=True,
           help="dual step length ζ ∈ (0, (1+√5)/2)", symbol=r"\zeta"),
     Param("n_eig", 25, int, low=1, high=500, help="eigenpairs of A*A + I kept in the majorisation 𝓜"),
-    Param("gamma_every", 10, int, low=1, high=10_000, help="adapt γ every this many iterations"),
+    Param("gamma_every", 100, int, low=1, high=10_000, help="adapt γ every this many iterations"),
     Param("obj_opt", None, float, help="reference optimum: when given, stop at Relobj (47) ≤ tol (Tables 3–5)"),
 )
 
@@ -50,7 +50,7 @@ def spectral_majorizer(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, f
 
 
 def run_sgs_padmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                  gamma0: float = 1.0, zeta: float = 1.618, n_eig: int = 25, gamma_every: int = 10,
+                  gamma0: float = 1.0, zeta: float = 1.618, n_eig: int = 25, gamma_every: int = 100,
                   obj_opt: float | None = None):
     n, (p, q), C, tau = problem.n, problem.shape, problem.C, problem.tau
     X, y = problem.X, problem.y
