@@ -51,13 +51,14 @@ DNPSVC_PARAMS = (
     Param("hypothesis", "full", str, choices=HYPOTHESES, help="heads on [φ; z] (eq. 22), on z only, or on φ only"),
     Param("epochs", 15, int, low=1, high=500, help="passes over the training set", symbol="T"),
     Param("batch_size", 64, int, low=2, high=4096, help="mini-batch size |B|"),
-    Param("lr", 0.05, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1.0),
+    Param("lr", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1.0),
           help="initial SGD learning rate (momentum 0.9, cosine annealing)", symbol=r"\alpha"),
     Param("weight_decay", 1e-4, float, low=0, ui_range=(0.0, 1e-2), help="SGD weight decay (App. C.2.2)"),
     Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3),
           help="weight of the dissimilarity loss (Alg. 2 line 8)", symbol="c"),
-    Param("margin", 1.0, float, low=0, low_strict=True, ui_range=(0.1, 20.0),
-          help="margin s of ℓ_d(a) = ½[s − a]₊²", symbol="s"),
+    Param("margin", 4.0, float, low=0, low_strict=True, ui_range=(0.1, 20.0),
+          help="margin s of ℓ_d(a) = ½[s − a]₊² (not given in the paper; s = 1 stalls near the constant "
+               "solution f_l ≡ s/2 on small data, the official demo uses 16)", symbol="s"),
     Param("gamma", 1.0, float, low=0, ui_range=(0.0, 10.0), help="γ_max of the cosine γ schedule (eq. 25)",
           symbol=r"\gamma"),
     Param("beta", 0.85, float, low=0, low_strict=True, high=1, help="τ momentum (eq. 26; paper 0.85)",
@@ -200,6 +201,9 @@ class Trainer:
                                     is_grads_batched=True, retain_graph=True)[0].reshape(self.K, -1)
         gram = (grads @ grads.T).double().cpu().numpy()
         Jn = J.detach().double().cpu().numpy()
+        if not (np.isfinite(gram).all() and np.isfinite(Jn).all()):  # diverged: the epoch's record says so
+            self.net.heads.requires_grad_(True)
+            return float("nan")
         tau_star = simplex_qp(gram + 1e-12 * np.eye(self.K), -gamma * Jn, self.tau)
         self.tau = self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau
         tau_t = torch.as_tensor(self.tau, dtype=J.dtype, device=J.device)

@@ -20,6 +20,25 @@ from .problem import check_problem_inputs, problem_from_arrays
 CRITERION_METHODS = {"npsvc++": "dnpsvc", "fixed": "dtwsvn", "ce": "ce-net"}
 
 
+def validated_training_data(est, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's validation (its messages, as InputError), then the family's label checks."""
+    try:
+        X, y = validate_data(est, X, y, ensure_min_samples=2, dtype=np.float64)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    X, classes, _ = check_problem_inputs(X, y, what=type(est).__name__)
+    return X, y, classes
+
+
+def validated_input(est, X) -> np.ndarray:
+    try:
+        return validate_data(est, X, reset=False, dtype=np.float64)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
 class _KernelNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     _method = ""
 
@@ -29,25 +48,24 @@ class _KernelNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y):
         from . import solve  # the package's entry point; imported here to avoid an import cycle
 
-        check_problem_inputs(X, y, what=type(self).__name__)  # InputError with our messages first
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
-        X, classes, _ = check_problem_inputs(X, y, what=type(self).__name__)
+        X, y, classes = validated_training_data(self, X, y)
         problem = problem_from_arrays(X, y, kernel=self.kernel, width=self.width, degree=self.degree,
                                       coef0=self.coef0, bias=self.bias, strategy=self.strategy)
         self.result_ = solve(problem, self._method, tol=self.tol, max_iter=self.max_iter, **self._solver_params())
         self.classes_ = classes
         self.problem_ = problem
         self.history_ = self.result_.history
+        self.n_iter_ = self.result_.info["n_iter"]
         return self
 
     def _features(self, X) -> np.ndarray:
         check_is_fitted(self, "result_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.problem_.features(X)
+        return self.problem_.features(validated_input(self, X))
 
     def _distances(self, X) -> np.ndarray:
+        Z = self._features(X)
         sol = self.result_.solution
-        return np.abs(self._features(X) @ sol["U"]) / np.maximum(sol["norms"], 1e-300)
+        return np.abs(Z @ sol["U"]) / np.maximum(sol["norms"], 1e-300)
 
     def decision_function(self, X) -> np.ndarray:
         D = self._distances(X)
@@ -107,8 +125,8 @@ class KNPSVC(_KernelNPSVC):
 class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     """D-NPSVC++ (Algorithm 2) in torch; ``criterion`` "fixed" / "ce" give the same-network baselines."""
 
-    def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.05,
-                 weight_decay=1e-4, c=1.0, margin=1.0, gamma=1.0, beta=0.85, hidden=128, z_dim=32, dropout=0.1,
+    def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.1,
+                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=1.0, beta=0.85, hidden=128, z_dim=32, dropout=0.1,
                  finetune=0.2, normalize_heads=True, threads=1, seed=0, image_shape=None):
         self.criterion, self.prior, self.hypothesis, self.epochs = criterion, prior, hypothesis, epochs
         self.batch_size, self.lr, self.weight_decay, self.c, self.margin = batch_size, lr, weight_decay, c, margin
@@ -120,9 +138,7 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Train; optional held-out (X_test, y_test) fill the history's test_acc column."""
         from . import solve
 
-        check_problem_inputs(X, y, what="DNPSVC")
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
-        X, classes, _ = check_problem_inputs(X, y, what="DNPSVC")
+        X, y, classes = validated_training_data(self, X, y)
         if X_test is not None and not set(np.unique(y_test)) <= set(classes):
             raise InputError("y_test has classes that are not in y")
         problem = problem_from_arrays(X, y, kernel="linear", X_test=X_test, y_test=y_test, classes=classes,
@@ -139,7 +155,7 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _check(self, X) -> np.ndarray:
         check_is_fitted(self, "result_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return validated_input(self, X)
 
     def decision_function(self, X) -> np.ndarray:
         F = deep_scores(self.result_.solution["net"], self._check(X))

@@ -1,8 +1,10 @@
 """2-D synthetic sets for the geometry picture (registered at import of solvers.npsvc).
 
 ``crossed-lines`` is the classic nonparallel-classifier showcase (Jayadeva et al. 2007; digest
-§7.1): each class lies along its own line, the lines cross, so one linear hyperplane per class
-fits it while a single separating line cannot.
+§7.1): each class lies along its own line through the origin, so one linear hyperplane per class
+fits it while a single separating line cannot. Fit it with ``bias=False``: every class has the
+other on both sides of its line, and TWSVM's one-sided hinge [1 − f]₊ then pulls an offset plane
+away from the line (measured: about 0.5–0.7 accuracy with a bias, 0.97 without).
 """
 from __future__ import annotations
 

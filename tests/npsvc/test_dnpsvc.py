@@ -1,0 +1,94 @@
+"""D-NPSVC++ (Algorithm 2): the loss of A.14, frozen heads in the τ-step, simplex weights, determinism."""
+import numpy as np
+import pytest
+import torch
+
+from solvers import datasets, npsvc
+from solvers.core import InputError, validate_params
+from solvers.npsvc.dnpsvc import DNPSVC_PARAMS, Trainer, batch_objectives, deterministic_torch
+
+TINY = {"epochs": 3, "hidden": 16, "z_dim": 8, "batch_size": 32}
+
+
+@pytest.fixture(scope="module")
+def digits_problem():
+    return npsvc.make_problem(datasets.load("digits"), max_train=300, test_size=0.3, seed=0)
+
+
+def test_batch_objectives_match_the_formula():
+    """J_l = (1/n)[Σ_{y=l} ½f² + c/(K−1) Σ_{y≠l} ½[s − f]₊²] (A.14)."""
+    rng = np.random.default_rng(0)
+    F, y = rng.standard_normal((20, 4)), rng.integers(0, 4, 20)
+    c, s = 1.5, 2.0
+    J = batch_objectives(torch.tensor(F), torch.tensor(y), c, s).numpy()
+    for l in range(4):
+        own, other = F[y == l, l], F[y != l, l]
+        ref = (0.5 * (own**2).sum() + c / 3 * 0.5 * (np.maximum(s - other, 0) ** 2).sum()) / 20
+        assert J[l] == pytest.approx(ref)
+
+
+def test_tau_step_leaves_the_heads_alone(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, TINY)
+    with deterministic_torch(0, 1):
+        trainer = Trainer(digits_problem, params)
+        xb, yb = trainer.X[:32], trainer.y[:32]
+        loss, _ = trainer._loss(trainer.net(xb), yb)
+        loss.backward()
+        trainer.opt.step()
+        heads = trainer.net.heads.weight.detach().clone()
+        encoder = trainer.net.encoder[0].weight.detach().clone()
+        trainer._tau_step(xb, yb, gamma=1.0)
+    assert torch.equal(heads, trainer.net.heads.weight)
+    assert not torch.equal(encoder, trainer.net.encoder[0].weight)
+    assert trainer.net.heads.weight.requires_grad
+    assert np.all(trainer.tau >= 0) and trainer.tau.sum() == pytest.approx(1)
+
+
+def test_same_seed_same_run_other_seed_differs(digits_problem):
+    cols = lambda r: r.history.drop(columns="time").to_numpy()  # noqa: E731
+    a = npsvc.solve(digits_problem, "dnpsvc", seed=1, **TINY)
+    b = npsvc.solve(digits_problem, "dnpsvc", seed=1, **TINY)
+    c = npsvc.solve(digits_problem, "dnpsvc", seed=2, **TINY)
+    np.testing.assert_array_equal(cols(a), cols(b))
+    assert not np.array_equal(cols(a), cols(c))
+
+
+def test_history_columns_and_simplex(digits_problem):
+    res = npsvc.solve(digits_problem, "dnpsvc", **TINY)
+    h = res.history
+    tau = h[[f"tau_{l}" for l in range(10)]].to_numpy()
+    assert np.all(tau >= -1e-12) and np.allclose(tau.sum(1), 1)
+    assert {"primal", "dual", "gap", "feasibility", "train_acc", "test_acc", "J_9"} <= set(h.columns)
+    assert np.all(h["dual"] <= h["primal"] + 1e-12)
+    assert len(h) == TINY["epochs"] + 1
+
+
+def test_fixed_tau_baseline_keeps_uniform_weights(digits_problem):
+    h = npsvc.solve(digits_problem, "dtwsvn", **TINY).history
+    np.testing.assert_allclose(h[[f"tau_{l}" for l in range(10)]].to_numpy(), 0.1)
+
+
+@pytest.mark.parametrize("method", ["dnpsvc", "ce-net"])
+def test_small_network_learns_digits(digits_problem, method):
+    res = npsvc.solve(digits_problem, method, epochs=12, hidden=64, z_dim=16)
+    assert res.history["test_acc"].iloc[-1] >= 0.85
+
+
+@pytest.mark.parametrize("hypothesis", ["z", "phi"])
+def test_ablation_hypotheses_run(digits_problem, hypothesis):
+    h = npsvc.solve(digits_problem, "dnpsvc", hypothesis=hypothesis, **TINY).history
+    assert np.isfinite(h["primal"]).all()
+
+
+def test_cnn_prior_on_images_and_refused_without(digits_problem):
+    h = npsvc.solve(digits_problem, "dnpsvc", prior="cnn", **TINY).history
+    assert h["train_acc"].iloc[-1] > 0.3
+    flat = npsvc.make_problem(datasets.load("wine"))
+    with pytest.raises(InputError, match="image"):
+        npsvc.solve(flat, "dnpsvc", prior="cnn", **TINY)
+
+
+def test_global_torch_settings_are_restored(digits_problem):
+    before = (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads())
+    npsvc.solve(digits_problem, "dnpsvc", threads=2, **{**TINY, "epochs": 1})
+    assert (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()) == before
