@@ -1,0 +1,26 @@
+"""The benchmark's command line runs end to end on tiny settings (speed itself is never asserted)."""
+import pytest
+
+from solvers import datasets
+from solvers.bench.__main__ import main as bench_main
+from solvers.sparse.bench import PAPER_GE, main
+
+
+def test_gradcost_and_rcv1_shapes_run_small(capsys):
+    assert main(["gradcost", "--m", "300", "--n", "800", "--density", "0.01", "--k", "5", "--reps", "2"]) == 0
+    assert main(["rcv1", "--m", "300", "--n", "800", "--density", "0.01", "--k", "5", "--max-iter", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "ratio (median)" in out and "time PG / method" in out
+
+
+def test_tables_print_the_papers_ge_beside_ours(capsys):
+    if not datasets.REAL["leukemia"].available():
+        pytest.skip("leukemia is not in the data directory")
+    assert main(["tables", "--datasets", "leukemia", "--losses", "ls", "--kappas", "0.01",
+                 "--methods", "apg", "apg+", "--max-iter", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "paper GE" in out and f"| {PAPER_GE[('leukemia', 'ls', 0.01)][2]} |" in out
+
+
+def test_bad_flags_exit_nonzero():
+    assert bench_main(["sparse", "rcv1", "--tol", "-1"]) == 2
