@@ -1,6 +1,6 @@
 """scikit-learn style estimator for rASO.
 
-    est = MultiTaskSubspace(alpha=1, beta=0.1, h=3).fit([(X1, y1), (X2, y2), ...])   # a list of tasks
+    est = MultiTaskSubspace(alpha=0.1, beta=0.01, h=3).fit([(X1, y1), (X2, y2), ...])   # a list of tasks
     est = MultiTaskSubspace(loss="hinge").fit(X, Y)                                  # shared X, label matrix
     est = MultiTaskSubspace().fit(X, y, groups=task_of_row)                          # stacked rows (School)
 
@@ -26,7 +26,7 @@ class MultiTaskSubspace(BaseEstimator):
     ``task_names_`` and, for classification losses, ``classes_`` (per task, the (negative, positive) labels).
     """
 
-    def __init__(self, alpha: float = 1.0, beta: float = 0.1, h: int = 2, loss: str = "least_squares",
+    def __init__(self, alpha: float = 0.1, beta: float = 0.01, h: int = 2, loss: str = "least_squares",
                  method: str = "bcd", intercept: bool = True, tol: float = 1e-6, max_iter: int = 2000):
         self.alpha = alpha
         self.beta = beta

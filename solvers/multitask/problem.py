@@ -28,9 +28,9 @@ from .subspace import project_trace_box_psd, shared_subspace
 
 PROBLEM_PARAMS = [
     Param("loss", "least_squares", str, choices=LOSSES, help="task loss L of Eq. (8); hinge is Eq. (64)"),
-    Param("alpha", 1.0, float, low=0, low_strict=True, log=True, symbol=r"\alpha", ui_range=(1e-3, 1e2),
+    Param("alpha", 0.1, float, low=0, low_strict=True, log=True, symbol=r"\alpha", ui_range=(1e-3, 1e2),
           help="weight of the distance to the shared subspace (task relatedness)"),
-    Param("beta", 0.1, float, low=0, low_strict=True, log=True, symbol=r"\beta", ui_range=(1e-3, 1e2),
+    Param("beta", 0.01, float, low=0, low_strict=True, log=True, symbol=r"\beta", ui_range=(1e-3, 1e2),
           help="ridge weight on each task's predictor; η = β/α"),
     Param("h", 2, int, low=0, high=10_000, symbol="h", help="dimension of the shared subspace, tr M = h (0 ≤ h ≤ d)"),
     Param("intercept", True, bool, help="fit an unpenalised bias b_ℓ per task (always on for hinge, Eq. (64))"),
@@ -197,7 +197,7 @@ class MultiTaskProblem:
         return Z.minus(Z_plus).norm()
 
 
-def make_problem(dataset, *, loss: str = "least_squares", alpha: float = 1.0, beta: float = 0.1, h: int = 2,
+def make_problem(dataset, *, loss: str = "least_squares", alpha: float = 0.1, beta: float = 0.01, h: int = 2,
                  intercept: bool = True, rows: np.ndarray | None = None) -> MultiTaskProblem:
     """The rASO problem on a platform Dataset (its training rows: ``rows``, else those outside ``test_mask``)
     or on ready TaskData."""

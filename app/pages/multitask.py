@@ -1,0 +1,237 @@
+"""Multitask: convex shared-subspace learning (rASO/cASO, seed 000) by APG, PG and BCD."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app import ui
+from app.pages import _multitask_figures as figs
+from app.pages._multitask_algorithm import algorithm_tab
+from solvers import multitask as mt
+from solvers.core import InputError, Param
+from solvers.datasets import Dataset
+from solvers.multitask import metrics
+
+KEY = "mt"
+STOPPING = [
+    Param("tol", 1e-6, float, low=0, low_strict=True, log=True, symbol=r"\varepsilon", ui_range=(1e-10, 1e-2),
+          help="stop when the gradient mapping ‖Z − prox(Z − ∇f(Z))‖ falls below this"),
+    Param("max_iter", 300, int, low=1, high=20000, log=True, ui_range=(10, 20000), help="iteration cap"),
+]
+SPLIT = Param("test_fraction", 0.3, float, low=0, high=0.9, ui_range=(0.1, 0.9),
+              help="share of each task's rows held out for testing (datasets without their own test part)")
+# the page always records the spectra (for the Structure tab), so that switch is not shown
+SHOWN_METHODS = {name: dataclasses.replace(m, params=tuple(p for p in m.params if p.name != "spectra"))
+                 for name, m in mt.METHODS.items()}
+SUMMARY = ("Tasks whose predictors share a low-dimensional subspace: move α, β (η = β/α) and the shared "
+           "dimension h and watch APG, PG and BCD converge to the same convex optimum, the spectrum of M settle "
+           "on h eigenvalues, and the held-out error of the shared model against single-task and pooled learning.")
+
+
+def check_multitask(ds: Dataset) -> None:
+    several = np.ndim(ds.y) == 2 or ds.groups is not None or (ds.task == "classification" and len(ds.classes) > 2)
+    if ds.y is None or not several:
+        raise InputError(f"{ds.name} has a single target; upload a CSV with several y_*/task_* columns or a task "
+                         "column, or pick a classification set with ≥ 3 classes (one-vs-rest tasks)")
+
+
+@st.cache_data(max_entries=32, show_spinner="Fitting the single-task and pooled baselines…")
+def baseline_solutions(key: str, _problem: mt.MultiTaskProblem) -> dict:
+    return {"Single-task (h = 0)": (metrics.single_task(_problem), "single-task"),
+            "Pooled": (metrics.pooled(_problem), "pooled")}
+
+
+def convergence_tab(results, colors, problem, figures) -> None:
+    x_axis = st.radio("x-axis", list(figs.X_AXES), horizontal=True, key=f"{KEY}.xaxis", bind="query-params")
+    figures["gap"] = figs.convergence_figure(results, colors, problem, x_axis)
+    st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
+    st.caption("F* is the best final objective among the runs (add cvxpy for an independent value on tiny "
+               "problems). Dashed/dotted guides: the certificates of Theorem A.1 with the running L_k.")
+    figures["grad_map"] = ui.line_chart({k: r.history for k, r in results.items()}, "iter", mt.MEASURE, log_y=True,
+                                        title="Gradient mapping (the stopping measure)", x_title="iteration k",
+                                        y_title="‖Z − prox_g(Z − ∇f(Z))‖_F", color_keys=colors)
+    st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
+    if any("L" in r.history for r in results.values()):
+        figures["L"] = figs.lipschitz_figure(results, colors)
+        st.plotly_chart(figures["L"], key=f"{KEY}.L")
+    st.dataframe(ui.summary_table(results, mt.MEASURE), hide_index=True)
+
+
+def structure_tab(results, ds: Dataset, problem, figures) -> None:
+    label = st.selectbox("Run", list(results), key=f"{KEY}.structure_run")
+    r = results[label]
+    sol = r.solution
+    ratio, threshold = figs.tightness(sol, problem.h, problem.eta)
+    c1, c2 = st.columns(2)
+    c1.metric("σ_h / σ_{h+1} of U*", "∞" if not np.isfinite(ratio) else f"{ratio:.3g}")
+    c2.metric("threshold 1 + 1/η", f"{threshold:.3g}")
+    eig = sol["eig_M"]
+    if np.all(np.minimum(np.abs(eig), np.abs(eig - 1)) < 1e-6):
+        st.success("M* has eigenvalues in {0, 1}: the relaxation is tight and (U*, Θ*) also solves the non-convex iASO.")
+    else:
+        st.info("M* has fractional eigenvalues: the convex relaxation is not tight at these settings.")
+    figures["spectra"] = figs.spectra_bars(sol, problem.h, problem.eta)
+    st.plotly_chart(figures["spectra"], key=f"{KEY}.spectra")
+    col1, col2 = st.columns(2)
+    with col1:
+        st.plotly_chart(figs.spectrum_over_iterations(r, "eig_M", "Eigenvalues of M_k over iterations",
+                                                      "eigenvalue of M_k"), key=f"{KEY}.eigM")
+    with col2:
+        st.plotly_chart(figs.spectrum_over_iterations(r, "sv_U", "Singular values of U_k over iterations",
+                                                      "σ_i(U_k) (log)"), key=f"{KEY}.svU")
+    if ds.image_shape is not None and problem.h > 0 and problem.d == int(np.prod(ds.image_shape)):
+        st.plotly_chart(figs.theta_images(sol["Theta"], ds.image_shape), key=f"{KEY}.theta")
+    if "Theta_true" in ds.meta:
+        angles = figs.principal_angles(sol["Theta"], ds.meta["Theta_true"])
+        if angles.size:
+            st.metric("largest principal angle to the true subspace", f"{angles.max():.2f}°")
+            st.caption("All principal angles [°]: " + ", ".join(f"{a:.2f}" for a in angles))
+
+
+def fit_tab(results, colors, ds, problem, test_rows, config, figures) -> None:
+    metric = "RMSE" if problem.loss == "least_squares" else "error rate"
+    errors = {label: (metrics.per_task_error(r.solution, ds, problem.data, test_rows, problem.loss), colors[label])
+              for label, r in results.items()}
+    for label, (sol, color) in baseline_solutions(ui.config_key("baselines", config), problem).items():
+        errors[label] = (metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss), color)
+    table = pd.DataFrame({"model": list(errors), f"mean test {metric}": [np.nanmean(v) for v, _ in errors.values()]})
+    st.dataframe(table, hide_index=True)
+    names = problem.data.task_names
+    shown = slice(0, min(len(names), 40))
+    figures["per_task"] = figs.error_bars({k: (v[shown], c) for k, (v, c) in errors.items()}, names[shown], metric)
+    st.plotly_chart(figures["per_task"], key=f"{KEY}.pertask")
+    if len(names) > 40:
+        st.caption(f"First 40 of {len(names)} tasks shown; the table averages all of them.")
+
+
+def explorer_tab(results, problem) -> None:
+    source = st.radio("σ values", ["from U* of the first run", "random"], horizontal=True, key=f"{KEY}.ex.source")
+    if source == "random":
+        q = st.slider("number of σ", 3, 30, 8, key=f"{KEY}.ex.q")
+        seed = st.number_input("seed", 0, 10_000, 0, key=f"{KEY}.ex.seed")
+        sigma = np.sort(np.random.default_rng(int(seed)).lognormal(0.0, 1.0, q))[::-1]
+    else:
+        sv = next(iter(results.values())).solution["sv_U"]
+        sigma = sv[sv > 1e-12 * max(sv.max(initial=0.0), 1e-300)]
+    if sigma.size < 2:
+        st.info("U* has fewer than two non-zero singular values; pick random σ values.")
+        return
+    q = int(sigma.size)
+    h = st.slider("h", 1, q - 1, min(max(problem.h, 1), q - 1), key=f"{KEY}.ex.h.{q}") if q > 2 else 1
+    eta = problem.eta
+    trace: list = []
+    gamma = mt.solve_eq14(sigma, eta, h, "linear", trace=trace)
+    mid = (gamma > 0) & (gamma < 1)
+    t_opt = float(np.mean(sigma[mid] ** 2 / (eta + gamma[mid]) ** 2)) if mid.any() else None
+    step = st.slider("Algorithm 3 sweep", 0, len(trace), len(trace), key=f"{KEY}.ex.step.{len(trace)}",
+                     help="the bracket (t_min, t_max) at the start of each sweep; the last position shows the answer")
+    bracket = (trace[step][0], trace[step][1]) if step < len(trace) else None
+    st.plotly_chart(figs.gamma_explorer_figure(sigma, eta, h, t_opt, bracket), key=f"{KEY}.explorer")
+    regime = np.where(gamma >= 1 - 1e-12, "1", np.where(gamma <= 1e-12, "0", "middle"))
+    st.dataframe(pd.DataFrame({"σ_i": sigma, "γ_i*": gamma, "regime": regime}), hide_index=True)
+    st.markdown(f"η = {eta:.4g}; objective Σσ²/(η+γ) = {np.sum(sigma ** 2 / (eta + gamma)):.6g}; "
+                f"sorted-breakpoint reference agrees to {np.abs(gamma - mt.solve_eq14(sigma, eta, h, 'sort')).max():.1e}.")
+    st.dataframe(pd.DataFrame(trace, columns=["t_min", "t_max", "|I| (undecided indices)", "breakpoints inside"]),
+                 hide_index=True)
+
+
+def sweep_tab(ds, problem, test_rows, config) -> None:
+    metric = "RMSE" if problem.loss == "least_squares" else "error rate"
+    alphas = problem.alpha * np.array([0.01, 0.1, 1.0, 10.0, 100.0])
+    hs = sorted({int(v) for v in np.linspace(0, min(problem.d, 8), min(problem.d, 8) + 1)})
+    st.markdown(f"BCD on a grid of α × h at β = {problem.beta:g} ({len(alphas) * len(hs)} fits).")
+    key = ui.config_key("sweep", config)
+    store = st.session_state.setdefault(f"{KEY}.sweeps", {})
+    if st.button("Run sweep", key=f"{KEY}.sweep.run"):
+        bar = st.progress(0.0, text="sweeping…")
+        rows = []
+        for i, (a, h) in enumerate([(a, h) for a in alphas for h in hs]):
+            sol = mt.solve(problem.with_params(alpha=float(a), h=h), "bcd", tol=1e-5, max_iter=100).solution
+            rows.append({"alpha": a, "h": h,
+                         "error": np.nanmean(metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss))})
+            bar.progress((i + 1) / (len(alphas) * len(hs)), text=f"α = {a:g}, h = {h}")
+        bar.empty()
+        store[key] = pd.DataFrame(rows)
+    if key in store:
+        st.plotly_chart(figs.sweep_heatmap(store[key], metric), key=f"{KEY}.sweep")
+    else:
+        st.info("Press **Run sweep** to fill the heatmap.")
+
+
+def data_tab(ds: Dataset, problem, train_rows, test_rows) -> None:
+    st.write(ds.summary())
+    st.caption(ds.description + (f" — source: {ds.source}" if ds.source else ""))
+    data = problem.data
+    st.dataframe(pd.DataFrame({"task": [str(n) for n in data.task_names], "training rows": data.sizes}),
+                 hide_index=True)
+    st.caption(f"{len(train_rows)} training rows, {len(test_rows)} test rows; d = {problem.d} features, "
+               f"m = {problem.m} tasks.")
+
+
+def main() -> None:
+    ui.page_header(mt.TITLE, mt.PAPER, SUMMARY)
+    ds = ui.dataset_picker("multitask", key=f"{KEY}.data", bundled=("digits", "wine", "iris"),
+                           sources=("synthetic", "real", "bundled", "upload"), check=check_multitask)
+    if ds is None:
+        return
+    side = st.sidebar
+    side.header("Problem")
+    pp = ui.param_form([p for p in mt.PROBLEM_PARAMS if p.name != "h"], key=f"{KEY}.problem", container=side)
+    d = ds.n_features
+    h_spec = Param("h", min(2, d), int, low=0, high=d, symbol="h", help="dimension of the shared subspace (tr M = h)")
+    pp["h"] = ui.param_widget(h_spec, key=f"{KEY}.problem.h.d{d}", container=side)
+    eta = pp["beta"] / pp["alpha"]
+    side.caption(f"η = β/α = {eta:.4g},  c = αη(1+η) = {pp['alpha'] * eta * (1 + eta):.4g}")
+    split = {"test_fraction": SPLIT.default}
+    if ds.test_mask is None:
+        split = ui.param_form([SPLIT], key=f"{KEY}.split", container=side)
+    side.header("Methods")
+    chosen = ui.method_picker(SHOWN_METHODS, key=f"{KEY}.methods", default=["apg", "pg", "bcd"], container=side)
+    per_method = ui.method_params(SHOWN_METHODS, chosen, key=f"{KEY}.m", container=side)
+    stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
+    train_rows, test_rows = mt.split_rows(ds, split["test_fraction"], seed=0)
+    execute = ui.run_controls(KEY, live_default=len(train_rows) * d <= 200_000)
+    if not chosen:
+        st.info("Pick at least one method in the sidebar.")
+        return
+    problem = mt.make_problem(ds, rows=train_rows, **pp)
+    config = [KEY, ds.meta["key"], pp, split]
+    colors = {mt.METHODS[m].label: m for m in chosen}
+    spectra = {m: {"spectra": True} for m in chosen if "spectra" in {p.name for p in mt.METHODS[m].params}}
+    jobs = [ui.Job(mt.METHODS[m].label, ui.config_key(*config, m, per_method[m], stop),
+                   lambda cb, m=m: mt.solve(problem, m, callback=cb, **stop, **per_method[m], **spectra.get(m, {})),
+                   color=m) for m in chosen]
+    results = ui.run_live(jobs, ui.LiveSpec(y=mt.MEASURE, y_title="‖Z − prox(Z − ∇f(Z))‖", tol=stop["tol"],
+                                            max_iter=stop["max_iter"]), key=KEY, execute=execute)
+    if not results:
+        return
+    tabs = st.tabs(["Convergence", "Structure", "Fit vs baselines", "Eq. (14) explorer", "Sweep", "Data",
+                    "Algorithm", "Export"])
+    figures: dict = {}
+    with tabs[0]:
+        convergence_tab(results, colors, problem, figures)
+    with tabs[1]:
+        structure_tab(results, ds, problem, figures)
+    with tabs[2]:
+        if len(test_rows):
+            fit_tab(results, colors, ds, problem, test_rows, config, figures)
+        else:
+            st.info("No held-out rows: raise the test fraction.")
+    with tabs[3]:
+        explorer_tab(results, problem)
+    with tabs[4]:
+        if len(test_rows):
+            sweep_tab(ds, problem, test_rows, config)
+    with tabs[5]:
+        data_tab(ds, problem, train_rows, test_rows)
+    with tabs[6]:
+        algorithm_tab()
+    with tabs[7]:
+        ui.export_panel({k: r.history for k, r in results.items()}, figures, key="multitask",
+                        config={"problem": pp, "split": split, "methods": per_method, "stopping": stop})
+
+
+ui.run_page(main)

@@ -1,0 +1,113 @@
+"""AppTest of the multitask page: default run, each method, losses, extreme sliders, bad input, random walk."""
+import pytest
+
+from solvers import multitask as mt
+from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+
+
+def test_default_run_draws_the_methods_bounds_and_baselines():
+    at = open_page("multitask")
+    assert_clean(at)
+    names = trace_names(at)
+    assert {"APG", "PG", "BCD", "Single-task (h = 0)", "Pooled", "Γ(t)", "t_opt"} <= names
+    assert any(n and n.startswith("Thm A.1") for n in names)
+    gap = next(f for f in plotly_figures(at) if "Objective gap" in f["layout"]["title"]["text"])
+    assert gap["layout"]["yaxis"]["type"] == "log" and gap["layout"]["xaxis"]["title"]["text"]
+    assert any("η = β/α" in c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.parametrize("method", ["apg", "pg", "bcd", "cvxpy"])
+def test_each_method_alone(method):
+    at = open_page("multitask", run=False)
+    at.query_params["mt.methods"] = mt.METHODS[method].label
+    at.query_params["mt.data.gen.multitask-subspace.d"] = "8"
+    at.query_params["mt.data.gen.multitask-subspace.m"] = "4"
+    at.run()
+    assert_clean(at)
+    assert mt.METHODS[method].label in trace_names(at)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "hinge"])
+def test_classification_losses_on_classification_data(loss):
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.gen.multitask-subspace.kind"] = "classification"
+    at.query_params["mt.data.gen.multitask-subspace.d"] = "8"
+    at.query_params["mt.data.gen.multitask-subspace.m"] = "4"
+    at.query_params["mt.problem.loss"] = loss
+    at.query_params["mt.stop.max_iter"] = "50"
+    at.run()
+    assert_clean(at)
+    assert "error rate" in " ".join(str(f["layout"]["title"]["text"]) for f in plotly_figures(at))
+
+
+def test_classification_loss_on_regression_targets_is_an_error_not_an_exception():
+    at = open_page("multitask", run=False)
+    at.query_params["mt.problem.loss"] = "hinge"
+    at.run()
+    assert not at.exception
+    assert any("continuous" in e for e in errors(at)), errors(at)
+
+
+def test_extreme_sliders():
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.gen.multitask-subspace.d"] = "8"
+    at.run()
+    at.select_slider(key="mt.problem.alpha").set_value(100.0).run()
+    at.select_slider(key="mt.problem.beta").set_value(0.001).run()  # η = 1e-5: the APG safeguard must act
+    at.slider(key="mt.problem.h.d8").set_value(8).run()  # h = d: M = I
+    at.slider(key="mt.problem.h.d8").set_value(0).run()  # h = 0: M = 0
+    assert_clean(at)
+
+
+def test_digits_draws_theta_images():
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.generator"] = "multitask-digits"
+    at.query_params["mt.problem.loss"] = "logistic"
+    at.query_params["mt.methods"] = "BCD"
+    at.run()
+    assert_clean(at)
+    assert any("Rows of Θ" in str(f["layout"]["title"]["text"]) for f in plotly_figures(at))
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"a,b,y\n1,2,3\n4,5,6\n7,8,9\n", "single target"),
+    (b"a,y_1,y_2\n1,,2\n3,4,5\n", "NaN"),
+    (b"\x00\x01garbage", "Upload refused"),
+])
+def test_bad_upload_shows_an_error(content, message):
+    at = open_page("multitask")
+    at.radio(key="mt.data.source").set_value("upload").run()
+    at.file_uploader(key="mt.data.upload").upload("bad.csv", content, "text/csv").run()
+    assert not at.exception
+    assert any(message in e for e in errors(at)), errors(at)
+
+
+def test_good_multi_output_upload_runs():
+    rows = "\n".join(f"{i % 7},{(i * 3) % 5},{i % 7 + 0.5 * ((i * 3) % 5)},{i % 7 - ((i * 3) % 5)}" for i in range(40))
+    at = open_page("multitask")
+    at.radio(key="mt.data.source").set_value("upload").run()
+    at.file_uploader(key="mt.data.upload").upload("ok.csv", f"a,b,y_1,y_2\n{rows}\n".encode(), "text/csv").run()
+    assert_clean(at)
+    assert "BCD" in trace_names(at)
+
+
+def test_manual_mode_and_sweep():
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.gen.multitask-subspace.d"] = "6"
+    at.query_params["mt.data.gen.multitask-subspace.m"] = "3"
+    at.run()
+    at.toggle(key="mt.live").set_value(False).run()
+    at.select_slider(key="mt.problem.alpha").set_value(1.0).run()
+    assert any("press **Run**" in i.value for i in at.info)
+    click_run(at)
+    assert_clean(at)
+    at.button(key="mt.sweep.run").click().run()
+    assert_clean(at)
+    assert any("(h, α)" in str(f["layout"]["title"]["text"]) for f in plotly_figures(at))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_walk(seed):
+    random_walk("multitask", seed=seed, steps=8, skip_keys=("mt.data.source", "mt.data.generator", "mt.stop.max_iter",
+                                                            "mt.data.gen"))
