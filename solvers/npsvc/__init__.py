@@ -37,13 +37,13 @@ METHODS = {m.name: m for m in (
            "Algorithm 1, eqs. (14)–(21)"),
     Method("dnpsvc", "D-NPSVC++", partial(run_dnpsvc, criterion="npsvc++"), _DEEP_SHARED,
            "deep NPSVC++ in torch: θ-step and τ-step per mini-batch", "Algorithm 2, eqs. (22)–(26)"),
-    Method("dtwsvn", "DTWSVN (τ = 1/K)", partial(run_dnpsvc, criterion="fixed"), _DEEP_SHARED,
+    Method("fixed-tau", "DTWSVN (τ = 1/K)", partial(run_dnpsvc, criterion="fixed"), _DEEP_SHARED,
            "the same network trained on the mean of the J_l, no τ-step", "eq. (A.15); Li & Yang 2022"),
-    Method("ce-net", "Cross-entropy net", partial(run_dnpsvc, criterion="ce"), _DEEP_SHARED,
+    Method("cross-entropy", "Cross-entropy net", partial(run_dnpsvc, criterion="ce"), _DEEP_SHARED,
            "the same network trained with softmax cross-entropy", "Table 3, first row"),
 )}
 
-DEEP_METHODS = ("dnpsvc", "dtwsvn", "ce-net")
+DEEP_METHODS = ("dnpsvc", "fixed-tau", "cross-entropy")
 
 
 def solve(problem: NPSVCProblem, method: str, *, tol: float = 1e-6, max_iter: int = 1000,

@@ -59,7 +59,9 @@ DNPSVC_PARAMS = (
     Param("margin", 4.0, float, low=0, low_strict=True, ui_range=(0.1, 20.0),
           help="margin s of ℓ_d(a) = ½[s − a]₊² (not given in the paper; s = 1 stalls near the constant "
                "solution f_l ≡ s/2 on small data, the official demo uses 16)", symbol="s"),
-    Param("gamma", 1.0, float, low=0, ui_range=(0.0, 10.0), help="γ_max of the cosine γ schedule (eq. 25)",
+    Param("gamma", 0.01, float, low=0, ui_range=(0.0, 10.0),
+          help="γ_max of the cosine γ schedule (eq. 25); the paper gives none. ∇_Z J_l is O(1/|B|) here, so "
+               "γ ≳ 0.1 makes τ* a vertex (all weight on the largest J_l); measured on digits: 0.01 best",
           symbol=r"\gamma"),
     Param("beta", 0.85, float, low=0, low_strict=True, high=1, help="τ momentum (eq. 26; paper 0.85)",
           symbol=r"\beta"),

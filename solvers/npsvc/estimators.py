@@ -17,7 +17,7 @@ from ..core import InputError
 from .dnpsvc import deep_features, deep_predict, deep_scores
 from .problem import check_problem_inputs, problem_from_arrays
 
-CRITERION_METHODS = {"npsvc++": "dnpsvc", "fixed": "dtwsvn", "ce": "ce-net"}
+CRITERION_METHODS = {"npsvc++": "dnpsvc", "fixed": "fixed-tau", "ce": "cross-entropy"}
 
 
 def validated_training_data(est, X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -126,7 +126,7 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     """D-NPSVC++ (Algorithm 2) in torch; ``criterion`` "fixed" / "ce" give the same-network baselines."""
 
     def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.1,
-                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=1.0, beta=0.85, hidden=128, z_dim=32, dropout=0.1,
+                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.85, hidden=128, z_dim=32, dropout=0.1,
                  finetune=0.2, normalize_heads=True, threads=1, seed=0, image_shape=None):
         self.criterion, self.prior, self.hypothesis, self.epochs = criterion, prior, hypothesis, epochs
         self.batch_size, self.lr, self.weight_decay, self.c, self.margin = batch_size, lr, weight_decay, c, margin

@@ -175,7 +175,7 @@ class KNPSVCState:
         for l, b in enumerate(self.blocks):
             center = self.r1 * PV[:, l]
             q = b.Psi_other @ b.Q(center) - 1.0  # r₁R_lᵀP̂v_l − 1
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol)
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=b.S)
             self.lambdas[l] = qp.x
             self.qp_iters += qp.n_iter
             self.U[:, l] = b.hyperplane(center, qp.x)

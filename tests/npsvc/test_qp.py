@@ -14,12 +14,13 @@ def random_psd(rng, n, rank=None):
     return B @ B.T / n
 
 
+@pytest.mark.parametrize("newton", [False, True])
 @pytest.mark.parametrize("rank", [None, 3])
 @pytest.mark.parametrize("c", [0.5, 10.0])
-def test_box_qp_matches_cvxpy(rank, c):
+def test_box_qp_matches_cvxpy(rank, c, newton):
     rng = np.random.default_rng(1)
     S, q = random_psd(rng, 25, rank), rng.standard_normal(25)
-    qp = BoxQP(lambda v: S @ v, q, c).solve(tol=1e-10, max_iter=100_000)
+    qp = BoxQP(lambda v: S @ v, q, c).solve(tol=1e-10, max_iter=100_000, S=S if newton else None)
     x = cp.Variable(25)
     ref = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, cp.psd_wrap(S)) + q @ x), [x >= 0, x <= c])
     ref.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
@@ -33,8 +34,8 @@ def test_box_qp_objective_never_increases():
     S, q = random_psd(rng, 40), rng.standard_normal(40)
     qp = BoxQP(lambda v: S @ v, q, 1.0)
     values = [qp.objective()]
-    for _ in range(50):
-        qp.step()
+    for k in range(50):
+        qp.newton_step(S) if k % 5 == 4 else qp.step()
         values.append(qp.objective())
     assert np.all(np.diff(values) <= 1e-12)
 
