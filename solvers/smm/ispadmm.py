@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import HistoryRecorder, Param, singular_value_threshold
-from .alm import ALMState, alm_steps, default_sigma0, measures
+from .alm import ALMState, alm_steps, measures
 from .problem import SMMProblem, kkt_residuals, project_spectral_ball
 
-INNER_SIGMA_MAX = 5e3
+INNER_SIGMA0, INNER_SIGMA_MAX = 1.0, 5e3  # inner ALM penalty: start (as ALM-SNCG) and cap (authors)
 GAMMA_STEPS = ((50.0, 1.8), (500.0, 1.9), (np.inf, 2.5))  # (ratio bound, factor)
 
 ISPADMM_PARAMS = (
@@ -54,7 +54,7 @@ def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=No
     gamma = gamma0
     W, b = np.zeros((p, q)), 0.0
     U, Lam = np.zeros((p, q)), np.zeros((p, q))
-    inner = ALMState(W, b, np.zeros(n), None, default_sigma0(n, p * q, C / (1 + gamma)))
+    inner = ALMState(W, b, np.zeros(n), None, INNER_SIGMA0)
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
                           measure="kkt" if obj_opt is None else "relobj")
     totals = {"inner_alm": 0, "newton": 0, "cg": 0}

@@ -32,9 +32,10 @@ from .spectral import SpectralPoint, apply_svt_jacobian
 ARMIJO_MU = 1e-4  # μ in Step 2
 ARMIJO_SHRINK = 0.5  # δ in Step 2
 MAX_BACKTRACK = 30
-TAU2 = 0.1  # ρ_i = τ₁ min(τ₂, ‖∇φ‖) with τ₁ = 0.01 if n ≤ 500 else 1 (authors' code)
+TAU1, TAU2 = 1.0, 0.1  # ρ_i = τ₁ min(τ₂, ‖∇φ‖)
 ETA_BAR, VARRHO = 0.1, 0.5  # CG tolerance min(η̄, ‖∇φ‖^{1+ϱ})
 CG_ITER_GUESS = 30  # for choosing the direct solve when it is cheaper
+STALL_DECREASE = 1e-15  # relative decrease of φ below which SNCG gives up
 
 
 @dataclass
@@ -209,7 +210,7 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
         if stop(pt):
             break
         gnorm = pt.grad_norm
-        rho = max((0.01 if sub.X.shape[0] <= 500 else 1.0) * min(TAU2, gnorm), rho_floor)
+        rho = max(TAU1 * min(TAU2, gnorm), rho_floor)
         cg_tol = min(ETA_BAR, gnorm ** (1.0 + VARRHO))
         dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats)
         slope = float(pt.gW.ravel() @ dW) + pt.gb * db
@@ -230,5 +231,8 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
             break  # no decrease possible at machine precision
         stats.newton += 1
         stats.steps.append(step)
+        stalled = pt.phi - trial.phi <= STALL_DECREASE * (1.0 + abs(pt.phi))
         pt = with_gradient(sub, trial)
+        if stalled:  # φ no longer decreases at machine precision: the tolerance asked is out of reach
+            break
     return pt, stats

@@ -1,0 +1,175 @@
+"""Sec. 4 linear algebra against independent references: finite differences, dense assembly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solvers.core import project_box, singular_value_threshold
+from solvers.smm import newton
+from solvers.smm.newton import Subproblem, evaluate, newton_direction, NewtonStats
+from solvers.smm.problem import project_spectral_ball
+from solvers.smm.spectral import SpectralPoint, svt_jacobian_dense, svt_jacobian_lowrank
+
+
+def _matrix_and_tau(seed, p, q, k):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((p, q))
+    nu = np.linalg.svd(Z, compute_uv=False)
+    tau = 0.5 * (nu[k - 1] + nu[k]) if k < p else 0.5 * nu[-1]
+    return Z, tau, rng
+
+
+@pytest.mark.parametrize("p,q,k", [(3, 5, 1), (4, 4, 2), (5, 7, 4), (2, 9, 1), (6, 6, 5)])
+def test_svt_jacobian_matches_finite_differences(p, q, k):
+    Z, tau, rng = _matrix_and_tau(p * 10 + q, p, q, k)
+    sp = SpectralPoint.of(Z, tau)
+    assert sp.rank_alpha == k
+    for _ in range(3):
+        d = rng.standard_normal((p, q))
+        h = 1e-6
+        fd = (singular_value_threshold(Z + h * d, tau)[0] - singular_value_threshold(Z - h * d, tau)[0]) / (2 * h)
+        np.testing.assert_allclose(svt_jacobian_dense(sp, d), fd, atol=1e-7)
+        np.testing.assert_allclose(svt_jacobian_lowrank(sp, d), svt_jacobian_dense(sp, d), atol=1e-10)
+
+
+def _assemble(op, p, q):
+    basis = np.eye(p * q)
+    return np.column_stack([op(e.reshape(p, q)).ravel() for e in basis])
+
+
+def test_ball_jacobian_self_adjoint_with_eigenvalues_in_unit_interval():
+    p, q = 3, 5
+    Z, tau, _ = _matrix_and_tau(7, p, q, 2)
+    sp = SpectralPoint.of(Z, tau)
+    G = np.eye(p * q) - _assemble(lambda d: svt_jacobian_dense(sp, d), p, q)
+    np.testing.assert_allclose(G, G.T, atol=1e-12)
+    eig = np.linalg.eigvalsh(0.5 * (G + G.T))
+    assert eig.min() > -1e-10 and eig.max() < 1 + 1e-10
+
+
+def test_ball_jacobian_is_identity_inside_the_ball():
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((3, 4))
+    sp = SpectralPoint.of(Z, tau=np.linalg.norm(Z, 2) * 1.5)
+    d = rng.standard_normal((3, 4))
+    assert sp.rank_alpha == 0
+    np.testing.assert_array_equal(svt_jacobian_lowrank(sp, d), 0.0)
+    np.testing.assert_allclose(svt_jacobian_dense(sp, d), 0.0, atol=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), p=st.integers(1, 5), extra=st.integers(0, 4), tau=st.floats(0.01, 3.0))
+def test_svt_and_ball_projection_properties(seed, p, extra, tau):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((p, p + extra))
+    P, _ = singular_value_threshold(Z, tau)
+    B = project_spectral_ball(Z, tau)
+    np.testing.assert_allclose(P + B, Z, atol=1e-12)  # Moreau
+    assert np.linalg.norm(B, 2) <= tau * (1 + 1e-10)
+    assert np.vdot(B, P) == pytest.approx(tau * np.linalg.svd(P, compute_uv=False).sum(), abs=1e-9)
+    sp = SpectralPoint.of(Z, tau)
+    np.testing.assert_allclose(sp.ball_projection(), B, atol=1e-12)
+    np.testing.assert_allclose(sp.nuclear_prox(), P, atol=1e-12)
+    # transpose-equivariance (the p > q convention)
+    np.testing.assert_allclose(singular_value_threshold(Z.T, tau)[0], P.T, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), C=st.floats(0.01, 10.0))
+def test_box_projection_moreau_and_support_function(seed, C):
+    rng = np.random.default_rng(seed)
+    w = 3 * rng.standard_normal(20)
+    proj = project_box(w, 0.0, C)
+    assert np.all((proj >= 0) & (proj <= C))
+    prox_conj = w - proj  # Prox_{δ*_S}
+    np.testing.assert_allclose(prox_conj + proj, w)
+    # δ*_S(v) = C Σ max(v, 0) = max over the box vertices, checked on the maximiser
+    assert C * np.maximum(w, 0).sum() == pytest.approx(np.where(w > 0, C, 0.0) @ w)
+
+
+def _subproblem(problem, sigma=3.0, seed=0, nuclear=True):
+    rng = np.random.default_rng(seed)
+    n, (p, q) = problem.n, problem.shape
+    lam = -np.clip(rng.uniform(-0.5, 1.5, n), 0, problem.C)
+    Lam = project_spectral_ball(rng.standard_normal((p, q)), problem.tau) if nuclear else None
+    return Subproblem(problem.X, problem.y, (p, q), problem.C, problem.tau if nuclear else 0.0, sigma, lam, Lam,
+                      center=None if nuclear else rng.standard_normal((p, q)), b_center=0.3,
+                      b_weight=0.0 if nuclear else 0.2)
+
+
+@pytest.mark.parametrize("nuclear", [True, False])
+def test_phi_gradient_matches_finite_differences(problem, nuclear):
+    sub = _subproblem(problem, nuclear=nuclear)
+    rng = np.random.default_rng(1)
+    W, b = 0.3 * rng.standard_normal(problem.shape), 0.2
+
+    def phi(W, b):
+        return evaluate(sub, W, b, problem.X @ W.ravel(), gradient=False).phi
+
+    pt = evaluate(sub, W, b, problem.X @ W.ravel())
+    for _ in range(3):
+        dW, db = rng.standard_normal(problem.shape), rng.standard_normal()
+        h = 1e-6
+        fd = (phi(W + h * dW, b + h * db) - phi(W - h * dW, b - h * db)) / (2 * h)
+        assert np.vdot(pt.gW, dW) + pt.gb * db == pytest.approx(fd, rel=1e-5, abs=1e-6)
+
+
+def test_phi_equals_augmented_lagrangian_at_closed_form_v_and_U(problem):
+    """φ_k(W, b) = min over (v, U) of L_σ (6), attained at (9); constants restored."""
+    sub = _subproblem(problem)
+    rng = np.random.default_rng(2)
+    W, b = 0.3 * rng.standard_normal(problem.shape), -0.1
+    pt = evaluate(sub, W, b, problem.X @ W.ravel())
+    sigma, lam, Lam, C, tau = sub.sigma, sub.lam, sub.Lam, problem.C, problem.tau
+    v = (pt.omega - pt.p_omega) / sigma
+    Xs = Lam + sigma * W
+    U = singular_value_threshold(Xs, tau)[0] / sigma
+    r = problem.A(W) + b * problem.y + v - 1.0
+    L = (0.5 * np.vdot(W, W) + tau * np.linalg.svd(U, compute_uv=False).sum() + C * np.maximum(v, 0).sum()
+         + lam @ r + np.vdot(Lam, W - U) + 0.5 * sigma * (r @ r + np.vdot(W - U, W - U)))
+    const = (lam @ lam + np.vdot(Lam, Lam)) / (2 * sigma)
+    assert pt.phi - const == pytest.approx(L, rel=1e-10)
+
+
+def _assembled_newton(sub, pt, rho):
+    """Solve (19) with the full (pq+1)×(pq+1) matrix (18) built column by column."""
+    p, q = sub.shape
+    X, y, sigma = sub.X, sub.y, sub.sigma
+    A = y[:, None] * X  # rows y_i vec(X_i)
+    m = ((pt.omega > 0) & (pt.omega < sub.C)).astype(float)
+    if sub.nuclear and pt.spec.rank_alpha > 0:
+        G = np.eye(p * q) - _assemble(lambda d: svt_jacobian_dense(pt.spec, d), p, q)
+    else:
+        G = np.eye(p * q)
+    B = np.column_stack([A, y])  # [A y]
+    V = sigma * B.T @ (m[:, None] * B)
+    V[:-1, :-1] += np.eye(p * q) + (sigma * G if sub.nuclear else 0.0)
+    V[-1, -1] += rho + sub.b_weight
+    sol = np.linalg.solve(V, -np.r_[pt.gW.ravel(), pt.gb])
+    return sol[:-1], sol[-1]
+
+
+@pytest.mark.parametrize("path", ["cg", "direct"])
+@pytest.mark.parametrize("tau", [0.3, 50.0, 0.0])
+def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path, tau):
+    """(40)-(41) (CG or the Woodbury/direct solve) reproduce the assembled system (18)-(19)."""
+    from dataclasses import replace
+
+    sub = _subproblem(problem.with_C(1.0), sigma=2.0, nuclear=tau > 0)
+    if tau > 0:
+        sub = replace(sub, tau=tau, Lam=project_spectral_ball(sub.Lam, tau))
+    monkeypatch.setattr(newton, "CG_ITER_GUESS", 0 if path == "cg" else 10**9)
+    rng = np.random.default_rng(4)
+    W = 0.2 * rng.standard_normal(problem.shape)
+    pt = evaluate(sub, W, 0.1, problem.X @ W.ravel())
+    rho = 0.05
+    stats = NewtonStats()
+    dW, db = newton_direction(sub, pt, rho, 1e-13, 1000, np.zeros(W.size), stats)
+    ref_dW, ref_db = _assembled_newton(sub, pt, rho)
+    assert stats.j1 > 0
+    if path == "direct" and (tau == 0 or tau == 50.0):
+        assert stats.direct == 1
+    np.testing.assert_allclose(dW, ref_dW, rtol=1e-7, atol=1e-9)
+    assert db == pytest.approx(ref_db, rel=1e-7, abs=1e-9)
