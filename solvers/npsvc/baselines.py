@@ -53,8 +53,12 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     blocks = [ClassBlocks(features, own[:, l], r1) for l in range(problem.n_classes)]
     qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c) for b in blocks]
     for k in itertools.count(1):
-        for qp in qps:
-            if qp.kkt_residual() > 1e-15:
+        for b, qp in zip(blocks, qps):
+            if qp.kkt_residual() <= 1e-15:
+                continue
+            if b.S is not None and k % 10 == 0:  # a subspace Newton step every tenth iteration (qp.py)
+                qp.newton_step(b.S)
+            else:
                 qp.step()
         U = np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
         F = features.Psi @ U
