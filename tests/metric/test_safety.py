@@ -1,0 +1,117 @@
+"""Safety, the heart of the family: along whole λ-paths, no triplet screened by any bound × rule disagrees with
+the solution computed without screening, and screened and naive solutions agree to the gap tolerance."""
+import math
+
+import numpy as np
+import pytest
+
+from solvers.metric.path import range_lower_ends, regularization_path
+from solvers.metric.bounds import relaxed_regularization_path_bound
+from solvers.metric.rules import screen
+from tests.metric.conftest import tiny
+
+RHO = 0.6
+BOUND_SETS = [("gb",), ("pgb",), ("dgb",), ("cdgb",), ("rrpb",), ("rrpb", "pgb")]
+
+
+@pytest.fixture(scope="module")
+def small():
+    return tiny("iris", 6)
+
+
+@pytest.fixture(scope="module")
+def small_diag():
+    return tiny("iris", 6, diagonal=True)
+
+
+@pytest.fixture(scope="module")
+def naive_paths(small, small_diag):
+    return {id(p): regularization_path(p, bounds=(), rho=RHO, tol=1e-12, max_iter=50_000, analysis=False)
+            for p in (small, small_diag)}
+
+
+def assert_safe(problem, screened, naive, tol):
+    gamma = problem.gamma
+    n_checked = 0
+    steps = min(len(screened.masks), len(naive.solutions) - 1)
+    assert steps >= 10
+    for s in range(steps):
+        row, ref_row = screened.table.iloc[s + 1], naive.table.iloc[s + 1]
+        lam = row["lam"]
+        assert lam == pytest.approx(ref_row["lam"])
+        M_ref, M = naive.solutions[s + 1], screened.solutions[s + 1]
+        slack = math.sqrt(2 * ref_row["gap"] / lam)
+        x_ref = problem.margins(M_ref)
+        delta = problem.h_norm * slack + 1e-9
+        in_L, in_R = screened.masks[s]
+        assert not (in_L & in_R).any()
+        assert np.all(x_ref[in_L] < 1 - gamma + delta[in_L]), f"false L at step {s + 1}"
+        assert np.all(x_ref[in_R] > 1 - delta[in_R]), f"false R at step {s + 1}"
+        n_checked += int(in_L.sum() + in_R.sum())
+        bound = slack + math.sqrt(2 * row["gap"] / lam)
+        assert math.sqrt(np.sum((M - M_ref) ** 2)) <= bound + 1e-9
+        assert row["objective"] == pytest.approx(ref_row["objective"], rel=10 * tol)
+    assert n_checked > 0  # the test screened something
+
+
+@pytest.mark.parametrize("rule", ["sphere", "linear", pytest.param("sdp", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("bounds", BOUND_SETS, ids="+".join)
+def test_path_screening_is_safe(small, naive_paths, bounds, rule):
+    tol = 1e-8
+    res = regularization_path(small, bounds=bounds, rule=rule, rho=RHO, tol=tol, max_iter=50_000,
+                              keep_masks=True, analysis=False, range_screening="rrpb" in bounds)
+    assert_safe(small, res, naive_paths[id(small)], tol)
+
+
+@pytest.mark.parametrize("rule", ["sphere", "sdp"])
+@pytest.mark.parametrize("bounds", [("gb",), ("pgb",), ("rrpb", "pgb"), ("cdgb",)], ids="+".join)
+def test_diagonal_path_screening_is_safe(small_diag, naive_paths, bounds, rule):
+    tol = 1e-8
+    res = regularization_path(small_diag, bounds=bounds, rule=rule, rho=RHO, tol=tol, max_iter=50_000,
+                              keep_masks=True, analysis=False, range_screening=True)
+    assert_safe(small_diag, res, naive_paths[id(small_diag)], tol)
+
+
+def test_active_set_with_range_screening_is_safe(small, naive_paths):
+    res = regularization_path(small, bounds=("rrpb", "pgb"), rho=RHO, tol=1e-8, max_iter=50_000, keep_masks=True,
+                              analysis=False, active_set=True, range_screening=True)
+    assert_safe(small, res, naive_paths[id(small)], 1e-8)
+
+
+def test_hinge_path_screening_is_safe():
+    p = tiny("iris", 5, gamma=0.0)
+    naive = regularization_path(p, bounds=(), rho=RHO, tol=1e-9, max_iter=200, analysis=False, max_steps=8)
+    res = regularization_path(p, bounds=("pgb",), rho=RHO, tol=1e-9, max_iter=200, keep_masks=True,
+                              analysis=False, max_steps=8)
+    # the hinge solver is a subgradient method: only check the verdicts against the reference margins
+    for s, (in_L, in_R) in enumerate(res.masks):
+        lam = naive.table["lam"].iloc[s + 1]
+        gap = naive.table["gap"].iloc[s + 1]
+        x = p.margins(naive.solutions[s + 1])
+        delta = p.h_norm * math.sqrt(2 * gap / lam) + 1e-9
+        assert np.all(x[in_L] < 1 + delta[in_L]) and np.all(x[in_R] > 1 - delta[in_R])
+
+
+def test_range_ends_agree_with_the_rrpb_sphere_rule(small, naive_paths):
+    """Inside (λ_a, λ0] the RRPB sphere rule screens; just below λ_a it does not (Thm 4.1 and its L side)."""
+    naive = naive_paths[id(small)]
+    rng = np.random.default_rng(0)
+    gamma = small.gamma
+    for s in (3, 8, 12):
+        lam0, M0 = naive.table["lam"].iloc[s], naive.solutions[s]
+        eps = max(math.sqrt(2 * naive.table["gap"].iloc[s] / lam0), 1e-6)
+        h, nu = small.margins(M0), small.h_norm
+        r_end, l_end = range_lower_ends(h, nu, math.sqrt(np.sum(M0 * M0)), eps, lam0, gamma)
+        idx = np.arange(small.n_triplets)
+        for side_end, want in ((r_end, "R"), (l_end, "L")):
+            has = np.flatnonzero(np.isfinite(side_end))
+            assert has.size > 0
+            for t in rng.choice(has, min(40, has.size), replace=False):
+                inside = side_end[t] + (lam0 - side_end[t]) * rng.uniform(0.01, 1.0)
+                outside = side_end[t] * 0.98
+                for lam, expect in ((inside, True), (outside, False)):
+                    L, R = screen(small, relaxed_regularization_path_bound(M0, lam0, lam, eps), idx[t:t + 1], "sphere")
+                    assert bool((R if want == "R" else L)[0]) == expect
+        # empty ranges are exactly the triplets the ε-ball does not screen at λ0
+        assert np.array_equal(np.isfinite(r_end), h - eps * nu > 1)
+        assert np.array_equal(np.isfinite(l_end), h + eps * nu < 1 - gamma)

@@ -1,0 +1,101 @@
+"""Triplet construction and the pair-based evaluation of ⟨H, M⟩ against explicit d×d matrices."""
+import numpy as np
+import pytest
+
+from solvers.core import InputError
+from solvers.metric.problem import make_triplet_problem
+from solvers.metric.triplets import build_triplets, count_triplets, scale_to_unit_box
+from tests.metric.conftest import random_psd
+
+
+def explicit_H(problem, t):
+    T, X = problem.triplets, problem.X
+    a, b = X[T.i[t]] - X[T.l[t]], X[T.i[t]] - X[T.j[t]]
+    return np.outer(a, a) - np.outer(b, b)
+
+
+def test_all_triplets_count_and_validity():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((17, 3))
+    y = np.array([0] * 5 + [1] * 7 + [2] * 5)
+    T = build_triplets(X, y, None)
+    counts = np.bincount(y)
+    assert len(T) == sum(c * (c - 1) * (17 - c) for c in counts) == count_triplets(y, None)
+    assert np.all(y[T.i] == y[T.j]) and np.all(y[T.i] != y[T.l]) and np.all(T.i != T.j)
+    assert len(set(zip(T.i, T.j, T.l))) == len(T)
+
+
+def test_knn_triplets_are_the_nearest_neighbours():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 4))
+    y = np.arange(40) % 3
+    k = 3
+    T = build_triplets(X, y, k)
+    assert len(T) == 40 * k * k == count_triplets(y, k)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    for i in range(40):
+        same = np.flatnonzero((y == y[i]) & (np.arange(40) != i))
+        other = np.flatnonzero(y != y[i])
+        want_j = set(same[np.argsort(D[i, same], kind="stable")[:k]])
+        want_l = set(other[np.argsort(D[i, other], kind="stable")[:k]])
+        rows = T.i == i
+        assert set(T.j[rows]) == want_j and set(T.l[rows]) == want_l
+
+
+def test_small_class_contributes_all_its_members():
+    X = np.random.default_rng(2).standard_normal((12, 2))
+    y = np.array([0, 0] + [1] * 10)
+    T = build_triplets(X, y, 5)
+    assert len(T) == count_triplets(y, 5) == 2 * 1 * 5 + 10 * 5 * 2
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_pair_margins_and_norms_match_explicit_H(diagonal):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((15, 4))
+    y = np.arange(15) % 3
+    p = make_triplet_problem(X, y, k=None, diagonal=diagonal, scale=False)
+    M = random_psd(4, rng)
+    Mp = np.diag(np.diag(M)) if diagonal else M
+    arg = np.diag(M) if diagonal else M
+    x = p.margins(arg)
+    for t in rng.choice(p.n_triplets, 30, replace=False):
+        H = explicit_H(p, t)
+        H_used = np.diag(np.diag(H)) if diagonal else H
+        assert x[t] == pytest.approx(np.sum(H_used * Mp), rel=1e-10, abs=1e-10)
+        assert p.h_norm[t] == pytest.approx(np.linalg.norm(H_used), rel=1e-10, abs=1e-12)
+    # Σ α_t H_t through pair scatter-add equals the explicit sum
+    alpha = rng.random(p.n_triplets)
+    S = p.subset(np.arange(p.n_triplets)).combine(alpha)
+    explicit = sum(a * explicit_H(p, t) for t, a in enumerate(alpha))
+    np.testing.assert_allclose(S, np.diag(explicit) if diagonal else explicit, atol=1e-9)
+
+
+def test_H_has_one_positive_and_one_negative_eigenvalue():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((9, 5))
+    p = make_triplet_problem(X, np.arange(9) % 3, k=None, scale=False)
+    for t in range(0, p.n_triplets, 17):
+        H = explicit_H(p, t)
+        T = p.triplets
+        a, b = p.X[T.i[t]] - p.X[T.l[t]], p.X[T.i[t]] - p.X[T.j[t]]
+        tau = a @ a - b @ b
+        disc = np.sqrt(tau ** 2 + 4 * ((a @ a) * (b @ b) - (a @ b) ** 2))
+        w = np.linalg.eigvalsh(H)
+        assert np.sum(w > 1e-10) <= 1 and np.sum(w < -1e-10) <= 1
+        np.testing.assert_allclose([w.min(), w.max()], [(tau - disc) / 2, (tau + disc) / 2], atol=1e-9)
+
+
+def test_scaling_to_unit_box():
+    X = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [2.0, 5.0, 0.0]])
+    Z = scale_to_unit_box(X)
+    np.testing.assert_allclose(Z[:, 0], [-1, 1, 0])
+    np.testing.assert_allclose(Z[:, 1], 0)
+    assert Z.min() >= -1 and Z.max() <= 1
+
+
+def test_memory_budget_refuses_with_the_count(monkeypatch):
+    monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", "1000")
+    X = np.random.default_rng(5).standard_normal((30, 2))
+    with pytest.raises(InputError, match="triplets"):
+        build_triplets(X, np.arange(30) % 2, None)
