@@ -93,7 +93,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     range_L = np.full(n_T, np.inf)
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)
     elapsed, status = 0.0, "converged"
-    rows.append({"step": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
+    rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
                  "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,
                  "objective": prev_loss + 0.5 * lam * inner(M, M), "status": "closed-form"})
     for step in range(1, max_steps + 1):
@@ -122,7 +122,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         eps = math.sqrt(2.0 * gap / lam)
         step_time = screen_time + res.info["time"]
         elapsed += step_time
-        row = {"step": step, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": res.info["n_iter"],
+        row = {"step": step, "iter": step, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": res.info["n_iter"],
                "time": step_time, "screen_time": screen_time + res.info["screen_time"], "gap": gap, "eps": eps,
                "loss": res.info["loss"], "objective": float(res.history["objective"].iloc[-1]),
                "rel_gap": float(res.history["gap"].iloc[-1]), "status": res.status,
@@ -134,9 +134,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         solutions.append(M)
         if keep_masks:
             masks.append((res.solution["in_L"], res.solution["in_R"]))
-        hist = res.history.assign(step=step, lam=lam)
-        hist["time"] += elapsed - step_time
-        histories.append(hist)
+        histories.append((step, lam, elapsed - step_time, res.history))
         rounds.extend({"step": step, "lam": lam, "round": r, **d} for r, d in enumerate(res.info["screening_rounds"]))
         if res.status in ("diverged", "stopped"):
             status = res.status
@@ -153,8 +151,19 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
             break
     else:
         status = "max_iter"
-    return PathResult(pd.DataFrame(rows), pd.concat(histories, ignore_index=True) if histories else pd.DataFrame(),
-                      pd.DataFrame(rounds), solutions, masks, status)
+    return PathResult(pd.DataFrame(rows), _stack_histories(histories), pd.DataFrame(rounds), solutions, masks, status)
+
+
+def _stack_histories(histories: list) -> pd.DataFrame:
+    """One frame of every λ's iterations with its step, λ and the path's running solver time."""
+    if not histories:
+        return pd.DataFrame()
+    frame = pd.concat([h for *_, h in histories], ignore_index=True)
+    sizes = [len(h) for *_, h in histories]
+    frame["step"] = np.repeat([s for s, *_ in histories], sizes)
+    frame["lam"] = np.repeat([lam for _, lam, *_ in histories], sizes)
+    frame["time"] += np.repeat([offset for _, _, offset, _ in histories], sizes)
+    return frame
 
 
 def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_prev: np.ndarray, lam_prev: float,

@@ -27,10 +27,11 @@ _CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norm
 # -- loss (Sec. 2.1, App. A) -----------------------------------------------------------------------------------
 def loss(x: np.ndarray, gamma: float) -> np.ndarray:
     """Smoothed hinge: 0 for x > 1, (1 − x)²/(2γ) on [1 − γ, 1], 1 − x − γ/2 below; γ = 0 is the hinge."""
-    z = 1.0 - x
+    z = np.maximum(1.0 - x, 0.0)
     if gamma == 0:
-        return np.maximum(z, 0.0)
-    return np.where(z <= 0, 0.0, np.where(z <= gamma, z * z / (2 * gamma), z - gamma / 2))
+        return z
+    quadratic = np.minimum(z, gamma)  # z ≤ γ: z²/(2γ); z > γ: γ/2 + (z − γ) = z − γ/2
+    return quadratic * quadratic / (2 * gamma) + (z - quadratic)
 
 
 def dual_alpha(x: np.ndarray, gamma: float) -> np.ndarray:
@@ -144,9 +145,14 @@ class TripletSubset:
 
     @classmethod
     def of(cls, problem: TripletProblem, idx: np.ndarray) -> "TripletSubset":
+        """Mark the pairs the triplets use and renumber them: O(|idx| + #pairs), no sorting."""
         T = problem.triplets
-        rows, inverse = np.unique(np.concatenate([T.same[idx], T.diff[idx]]), return_inverse=True)
-        return cls(problem, idx, rows, inverse[: idx.size], inverse[idx.size:])
+        same, diff = T.same[idx], T.diff[idx]
+        used = np.zeros(len(T.pairs), dtype=bool)
+        used[same] = True
+        used[diff] = True
+        local = np.cumsum(used, dtype=np.int64) - 1
+        return cls(problem, idx, np.flatnonzero(used), local[same], local[diff])
 
     def __len__(self) -> int:
         return int(self.idx.size)
