@@ -1,0 +1,325 @@
+"""NPSVC++ (seed 004): TWSVM / LSTSVM vs K-NPSVC++ and D-NPSVC++; Pareto weights, per-class objectives,
+learned features, decision regions, ablation, sensitivity and the Table 2 protocol."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE
+
+from app import ui
+from app.pages import _npsvc_figures as figs
+from app.pages._npsvc_algorithm import algorithm_tab
+from solvers import npsvc as fam
+from solvers.core import InputError, Param
+from solvers.datasets import Dataset
+from solvers.npsvc.dnpsvc import deep_features, deep_scores, predict_from_scores
+from solvers.npsvc.experiments import PAPER_TABLE2, accuracy_splits, fit_svc, sensitivity, summarize, with_paper
+
+KEY = "np"
+BUNDLED = ("iris", "wine", "breast_cancer", "digits")
+PAGE_PROBLEM_PARAMS = [replace(p, default=300) if p.name == "max_train" else p for p in fam.PROBLEM_PARAMS]
+STOPPING = [
+    Param("tol", 1e-6, float, low=0, low_strict=True, log=True, symbol=r"\varepsilon", ui_range=(1e-10, 1e-1),
+          help="stop when the optimality measure falls below this (K-NPSVC++: relative primal–dual gap)"),
+    Param("max_iter", 100, int, low=1, high=2000, log=True, ui_range=(5, 2000),
+          help="iteration cap (deep models: also caps the epochs)"),
+]
+SWEEPABLE = ("r1", "r2", "mu", "c", "gamma")
+KERNEL_METHODS = ("twsvm", "lstsvm", "knpsvc")
+
+
+def check_classification(ds: Dataset) -> None:
+    if ds.task != "classification":
+        raise InputError(f"{ds.name} is a {ds.task} dataset; NPSVC needs class labels")
+
+
+@st.cache_resource(max_entries=8, show_spinner="Preparing the problem…")
+def cached_problem(data_key: str, frozen: tuple, _ds: Dataset) -> fam.NPSVCProblem:
+    """The problem keeps its kernel and Cholesky factor, so reruns do not rebuild them."""
+    return fam.make_problem(_ds, **dict(frozen))
+
+
+@st.cache_data(max_entries=32, show_spinner="Embedding…")
+def embed(key: str, how: str, _points: np.ndarray) -> np.ndarray:
+    """2-D t-SNE (seed 0, perplexity ≤ 30) or PCA of the points; cached by ``key``."""
+    if _points.shape[1] <= 2:
+        return np.c_[_points, np.zeros((len(_points), 2 - _points.shape[1]))]
+    if how == "t-SNE":
+        perplexity = float(min(30, max(2, (len(_points) - 1) // 3)))
+        return TSNE(n_components=2, perplexity=perplexity, random_state=0, init="pca").fit_transform(_points)
+    return PCA(n_components=2, random_state=0).fit_transform(_points)
+
+
+def class_names(problem: fam.NPSVCProblem) -> list[str]:
+    return [str(c) for c in problem.classes]
+
+
+def learned_features(problem: fam.NPSVCProblem, method: str, result) -> tuple[np.ndarray, str]:
+    """Training-row features each method learns: z = P̂ᵀψ (K), the encoder z (deep), hyperplane distances."""
+    sol = result.solution
+    if method == "knpsvc":
+        return problem.features.Psi @ sol["P"], "z(x) = P̂ᵀψ(x)"
+    if method in fam.DEEP_METHODS:
+        return deep_features(sol["net"], problem.X_train), "encoder output z(x)"
+    F = problem.features.Psi @ sol["U"]
+    return np.abs(F) / sol["norms"], "distances |f_l(x)|/‖w_l‖ (no learned representation)"
+
+
+def grid_predictions(problem: fam.NPSVCProblem, method: str, result, grid: np.ndarray):
+    """(codes, scores or None) of a finished run on grid points."""
+    sol = result.solution
+    if method in fam.DEEP_METHODS:
+        import torch
+
+        F = deep_scores(sol["net"], grid)
+        norms = sol["net"].heads.weight.norm(dim=1).detach() if sol["normalize_heads"] else None
+        return predict_from_scores(torch.as_tensor(F), norms, sol["criterion"]).numpy(), None
+    F = problem.features(grid) @ sol["U"]
+    return problem.predict_codes(F, sol["norms"]), F
+
+
+def convergence_tab(results, labels, histories) -> dict:
+    figures = {"convergence": figs.convergence_figure(histories, labels)}
+    st.plotly_chart(figures["convergence"], key=f"{KEY}.conv")
+    figures["gap"] = ui.line_chart(histories, "iter", "gap", log_y=True, title="Chebyshev gap max_l J_l − τᵀJ",
+                                   x_title="iteration / epoch", y_title="gap (log)", color_keys=labels)
+    st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
+    figures["optimality"] = ui.line_chart(histories, "time", "optimality", log_y=True,
+                                          title="Optimality measure vs solver time", x_title="solver time [s]",
+                                          y_title="relative gap / duality gap / residual", color_keys=labels)
+    st.plotly_chart(figures["optimality"], key=f"{KEY}.opt")
+    table = ui.summary_table(results, "optimality")
+    table["train acc"] = [float(r.history["train_acc"].iloc[-1]) for r in results.values()]
+    table["test acc"] = [float(r.history["test_acc"].iloc[-1]) for r in results.values()]
+    st.dataframe(table, hide_index=True)
+    st.caption("Optimality: K-NPSVC++ and deep models (max J − τᵀJ)/max J; TWSVM the largest relative duality gap "
+               "of its K box QPs; LSTSVM the residual of its linear systems.")
+    return figures
+
+
+def pareto_tab(problem, results, labels, histories) -> dict:
+    figures = {}
+    names = class_names(problem)
+    label = st.selectbox("Run", list(results), key=f"{KEY}.pareto_run",
+                         index=next((i for i, k in enumerate(results) if labels[k] in ("knpsvc", "dnpsvc")), 0))
+    h = histories[label]
+    figures["tau"] = figs.tau_area(h, names, f"Pareto weights τ over iterations: {label}")
+    st.plotly_chart(figures["tau"], key=f"{KEY}.tau")
+    figures["per_class"] = figs.class_objectives(h, names, f"Per-class objectives J_l: {label}")
+    st.plotly_chart(figures["per_class"], key=f"{KEY}.jl")
+    st.markdown("**Radar of the per-class objectives (Fig. A.4)**: NPSVC++ against a run with fixed uniform τ "
+                "(DTWSVN for the deep model, TWSVM or LSTSVM for the kernel one).")
+    if len(results) < 2:
+        st.info("Pick two methods (e.g. D-NPSVC++ and DTWSVN) to compare them on the radar.")
+        return figures
+    c1, c2, c3 = st.columns([2, 2, 1])
+    pair = c1.multiselect("Compare", list(results), default=list(results)[:2], max_selections=2,
+                          key=f"{KEY}.radar_runs")
+    rows = min(len(histories[k]) for k in pair) if pair else 1
+    row = c2.slider("iteration / epoch", 0, max(rows - 1, 1), max(rows - 1, 0), key=f"{KEY}.radar_epoch")
+    log = c3.toggle("log axis", value=True, key=f"{KEY}.radar_log")
+    if pair:
+        figures["radar"] = figs.radar({k: histories[k] for k in pair}, labels, names, row, log)
+        st.plotly_chart(figures["radar"], key=f"{KEY}.radar")
+    return figures
+
+
+def features_tab(problem, results, labels, run_keys) -> dict:
+    figures = {}
+    c1, c2, c3 = st.columns(3)
+    label = c1.selectbox("Learned features of", list(results), key=f"{KEY}.feat_run",
+                         index=next((i for i, k in enumerate(results) if labels[k] in ("knpsvc", "dnpsvc")), 0))
+    how = c2.radio("Projection", ["PCA", "t-SNE"], horizontal=True, key=f"{KEY}.feat_how",
+                   help="t-SNE (seed 0, perplexity 30) takes a few seconds; results are cached")
+    limit = c3.slider("points", 50, 1000, 400, 50, key=f"{KEY}.feat_n", help="training rows embedded")
+    rows = np.random.default_rng(0).permutation(problem.n_train)[:limit]
+    codes = problem.y_train[rows]
+    raw = problem.X_train[rows]
+    learned, what = learned_features(problem, labels[label], results[label])
+    left, right = st.columns(2)
+    axis = "t-SNE" if how == "t-SNE" else "PC"
+    figures["raw"] = figs.embedding_figure(embed(f"raw:{run_keys[label]}:{limit}", how, raw), codes,
+                                           class_names(problem), f"{how} of the raw features φ(x) (Fig. 3a)", axis)
+    figures["learned"] = figs.embedding_figure(embed(f"learned:{run_keys[label]}:{limit}", how, learned[rows]),
+                                               codes, class_names(problem), f"{how} of {what} (Fig. 3b)", axis)
+    left.plotly_chart(figures["raw"], key=f"{KEY}.raw")
+    right.plotly_chart(figures["learned"], key=f"{KEY}.learned")
+    return figures
+
+
+def geometry_tab(problem, results, labels) -> dict:
+    if problem.X_train.shape[1] != 2:
+        st.info("Decision regions need 2-D data: pick a synthetic set (blobs, moons, crossed lines). "
+                "For crossed lines use the linear kernel without bias, so the planes pass through the crossing.")
+        return {}
+    X = np.r_[problem.X_train, problem.X_test]
+    lo, hi = X.min(0) - 0.5, X.max(0) + 0.5
+    xs, ys = np.linspace(lo[0], hi[0], 90), np.linspace(lo[1], hi[1], 90)
+    grid = np.array(np.meshgrid(xs, ys)).reshape(2, -1).T
+    names = class_names(problem)
+    figures = {}
+    panels = [(label, labels[label], r) for label, r in results.items()]
+    svc, _, _ = fit_svc(problem)
+    cols = st.columns(2)
+    for i, (label, method, r) in enumerate(panels):
+        codes, scores = grid_predictions(problem, method, r, grid)
+        figures[f"regions {label}"] = figs.regions_figure(xs, ys, codes, scores, problem.X_train, problem.y_train,
+                                                          names, f"{label}: regions and hyperplanes f_l = 0")
+        cols[i % 2].plotly_chart(figures[f"regions {label}"], key=f"{KEY}.reg{i}")
+    figures["regions SVC"] = figs.regions_figure(xs, ys, svc.predict(grid), None, problem.X_train, problem.y_train,
+                                                 names, "SVC (same kernel): regions")
+    cols[len(panels) % 2].plotly_chart(figures["regions SVC"], key=f"{KEY}.regsvc")
+    return figures
+
+
+def ablation_tab(problem, per_method, stop, data_key) -> dict:
+    st.markdown("Train D-NPSVC++ three times with one seed: heads on [φ; z] (full), on z only, on φ only (Fig. 4).")
+    params = dict(per_method.get("dnpsvc") or {})
+    key = ui.config_key(KEY, "ablation", data_key, params, stop["max_iter"])
+    store = st.session_state.setdefault(f"{KEY}.ablations", {})
+    if st.button("Run ablation", key=f"{KEY}.ablate"):
+        bar = st.progress(0.0, text="ablation…")
+        runs = {}
+        for i, (label, hyp) in enumerate((("full: wᵀφ + vᵀz", "full"), ("z only: vᵀz", "z"),
+                                          ("φ only: wᵀφ", "phi"))):
+            bar.progress(i / 3, text=label)
+            runs[label] = fam.solve(problem, "dnpsvc", tol=1e-12, max_iter=stop["max_iter"],
+                                    **{**params, "hypothesis": hyp}).history
+        bar.empty()
+        store[key] = runs
+    if key in store:
+        fig = figs.ablation_figure(store[key])
+        st.plotly_chart(fig, key=f"{KEY}.ablation")
+        return {"ablation": fig}
+    return {}
+
+
+def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
+    c1, c2, c3 = st.columns(3)
+    method = c1.selectbox("Method", KERNEL_METHODS, index=2, format_func=lambda m: fam.METHODS[m].label,
+                          key=f"{KEY}.sens_method")
+    allowed = [p for p in SWEEPABLE if p in {q.name for q in fam.METHODS[method].params}]
+    params = c2.multiselect("Hyperparameters (one: lines, two: heatmap)", allowed, default=allowed[:1],
+                            max_selections=2, key=f"{KEY}.sens_params")
+    points = c3.slider("grid points per parameter (10⁻³ … 10³)", 3, 7, 4, key=f"{KEY}.sens_points")
+    if not params:
+        return {}
+    base = dict(per_method.get(method) or {})
+    grid = {p: list(np.logspace(-3, 3, points)) for p in params}
+    key = ui.config_key(KEY, "sens", data_key, method, base, grid, stop)
+    store = st.session_state.setdefault(f"{KEY}.sensitivity", {})
+    if st.button(f"Run sweep ({points ** len(params)} fits)", key=f"{KEY}.sens_run"):
+        bar = st.progress(0.0, text="sweeping…")
+        store[key] = sensitivity(problem, method, base, grid, tol=stop["tol"], max_iter=stop["max_iter"],
+                                 progress=lambda f, t: bar.progress(f, text=t))
+        bar.empty()
+    if key in store:
+        fig = figs.sensitivity_figure(store[key], params, fam.METHODS[method].label)
+        st.plotly_chart(fig, key=f"{KEY}.sens")
+        return {"sensitivity": fig}
+    return {}
+
+
+def results_tab(ds, problem_params, per_method, stop) -> None:
+    st.markdown("Table 2 protocol: random stratified splits with the page's test size (paper: 60/40, 10 splits), "
+                "mean ± std of test accuracy; ‡ / † mark a paired t-test against K-NPSVC++ at p < 0.05 / 0.1.")
+    splits = st.slider("splits", 2, 10, 3, key=f"{KEY}.splits")
+    methods = {fam.METHODS[m].label: (m, dict(per_method.get(m) or {})) for m in KERNEL_METHODS}
+    key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
+    store = st.session_state.setdefault(f"{KEY}.tables", {})
+    if st.button("Run splits", key=f"{KEY}.table_run"):
+        bar = st.progress(0.0, text="splits…")
+        runs = accuracy_splits(ds, methods, n_splits=splits, problem_params=problem_params, tol=stop["tol"],
+                               max_iter=stop["max_iter"], progress=lambda f, t: bar.progress(f, text=t))
+        bar.empty()
+        store[key] = with_paper(summarize(runs), ds.name)
+    if key in store:
+        st.dataframe(store[key][["method", "ours", "paper (Table 2)", "p vs K-NPSVC++", "seconds"]], hide_index=True)
+        if ds.name not in PAPER_TABLE2:
+            st.caption(f"The paper's Table 2 has no {ds.name}; its datasets: {', '.join(PAPER_TABLE2)}.")
+
+
+def data_tab(ds: Dataset, problem: fam.NPSVCProblem) -> None:
+    st.markdown(f"**{ds.name}**: {ds.description or ds.summary()}")
+    counts = pd.Series(problem.y_train).value_counts().sort_index()
+    st.markdown(f"{problem.n_train} training rows, {len(problem.y_test)} test rows, {problem.X_train.shape[1]} "
+                f"features, {problem.n_classes} classes; kernel {problem.kernel.name}"
+                + (f" with width t = {problem.kernel.width:.4g}" if problem.kernel.name == "rbf" else "") + ".")
+    fig = ui.base_figure("Training rows per class", "class", "rows")
+    fig.add_bar(x=[str(problem.classes[i]) for i in counts.index], y=counts.to_numpy(), name="rows")
+    st.plotly_chart(fig, key=f"{KEY}.counts")
+    if problem.image_shape is not None:
+        cols = st.columns(8)
+        for i, col in enumerate(cols):
+            img = problem.X_train[i].reshape(problem.image_shape)
+            col.image((img - img.min()) / max(np.ptp(img), 1e-12), caption=str(problem.classes[problem.y_train[i]]),
+                      clamp=True, width="stretch")
+
+
+def main() -> None:
+    ui.page_header(fam.TITLE, fam.PAPER,
+                   "Nonparallel classifiers fit one hyperplane per class. NPSVC++ adds a representation shared by all "
+                   "classes and balances the classes' objectives with Pareto weights τ. Compare TWSVM and LSTSVM with "
+                   "the kernel (K-NPSVC++) and deep (D-NPSVC++) versions: primal/dual convergence, τ, per-class "
+                   "objectives, learned features and decision regions.")
+    side = st.sidebar
+    side.header("Data")
+    ds = ui.dataset_picker("npsvc", key=f"{KEY}.data", bundled=BUNDLED, check=check_classification,
+                           sources=("bundled", "synthetic", "real", "upload"))
+    if ds is None:
+        return
+    side.header("Problem")
+    problem_params = ui.param_form(PAGE_PROBLEM_PARAMS, key=f"{KEY}.problem", container=side)
+    side.header("Methods")
+    chosen = ui.method_picker(fam.METHODS, key=f"{KEY}.methods", default=["twsvm", "knpsvc"], container=side)
+    per_method = ui.method_params(fam.METHODS, chosen, key=f"{KEY}.m", container=side)
+    stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
+    execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400)
+    if not chosen:
+        st.info("Pick at least one method in the sidebar.")
+        return
+    problem = cached_problem(ds.meta["key"], tuple(sorted(problem_params.items())), ds)
+    labels = {fam.METHODS[m].label: m for m in chosen}
+    run_keys = {fam.METHODS[m].label: ui.config_key(KEY, ds.meta["key"], problem_params, m, per_method[m], stop)
+                for m in chosen}
+    jobs = [ui.Job(fam.METHODS[m].label, run_keys[fam.METHODS[m].label],
+                   lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
+            for m in chosen]
+    results = ui.run_live(jobs, ui.LiveSpec(y="optimality", y_title="optimality measure (log)", tol=stop["tol"],
+                                            max_iter=stop["max_iter"]), key=KEY, execute=execute)
+    labels = {k: v for k, v in labels.items() if k in results}
+    histories = {k: r.history for k, r in results.items()}
+    tabs = st.tabs(["Convergence", "Pareto weights", "Features", "Geometry", "Ablation", "Sensitivity",
+                    "Results table", "Data", "Algorithm", "Export"])
+    figures: dict = {}
+    data_key = ui.config_key(ds.meta["key"], problem_params)
+    if results:
+        with tabs[0]:
+            figures.update(convergence_tab(results, labels, histories))
+        with tabs[1]:
+            figures.update(pareto_tab(problem, results, labels, histories))
+        with tabs[2]:
+            figures.update(features_tab(problem, results, labels, run_keys))
+        with tabs[3]:
+            figures.update(geometry_tab(problem, results, labels))
+    with tabs[4]:
+        figures.update(ablation_tab(problem, per_method, stop, data_key))
+    with tabs[5]:
+        figures.update(sensitivity_tab(problem, per_method, stop, data_key))
+    with tabs[6]:
+        results_tab(ds, problem_params, per_method, stop)
+    with tabs[7]:
+        data_tab(ds, problem)
+    with tabs[8]:
+        algorithm_tab()
+    with tabs[9]:
+        ui.export_panel(histories, figures, key="npsvc",
+                        config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method,
+                                "stopping": stop})
+
+
+ui.run_page(main)

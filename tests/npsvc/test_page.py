@@ -1,0 +1,108 @@
+"""AppTest of the NPSVC++ page: default run, each method, extreme values, the tabs' own runs, bad input."""
+import pytest
+
+from solvers import npsvc as fam
+from tests.app_harness import assert_clean, errors, open_page, plotly_figures, random_walk, trace_names
+
+
+def test_default_run_draws_primal_dual_accuracy_and_tau():
+    at = open_page("npsvc")
+    assert_clean(at)
+    names = trace_names(at)
+    for label in ("TWSVM", "K-NPSVC++"):
+        assert {f"{label}: primal max J", f"{label}: dual τᵀJ", f"{label}: test accuracy"} <= names
+    assert "max_l J_l" in names and "class 2" in names
+    conv = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Primal"))
+    assert conv["layout"]["yaxis"]["type"] == "log" and conv["layout"]["xaxis"]["title"]["text"]
+    assert len(at.dataframe[0].value) == 2
+
+
+@pytest.mark.parametrize("method", list(fam.METHODS))
+def test_each_method_runs(method):
+    at = open_page("npsvc", run=False)
+    at.query_params["np.methods"] = fam.METHODS[method].label
+    at.run()
+    assert_clean(at)
+    assert f"{fam.METHODS[method].label}: primal max J" in trace_names(at)
+
+
+def test_extreme_values_do_not_break_the_page():
+    at = open_page("npsvc")
+    at.select_slider(key="np.stop.max_iter").set_value(5).run()
+    at.select_slider(key="np.stop.tol").set_value(1e-1).run()
+    at.selectbox(key="np.problem.kernel").select("poly").run()
+    at.slider(key="np.problem.degree").set_value(8).run()
+    at.slider(key="np.problem.test_size").set_value(0.9).run()
+    assert_clean(at)
+    at.selectbox(key="np.problem.kernel").select("linear").run()
+    at.toggle(key="np.problem.bias").set_value(False).run()
+    at.selectbox(key="np.problem.strategy").select("rvo").run()
+    assert_clean(at)
+    statuses = set(at.dataframe[0].value["status"])
+    assert statuses <= {"converged", "max_iter", "diverged"}
+
+
+def test_two_dimensional_data_show_regions_for_each_method_and_svc():
+    at = open_page("npsvc")
+    at.radio(key="np.data.source").set_value("synthetic").run()
+    at.selectbox(key="np.data.generator").select("crossed-lines").run()
+    at.selectbox(key="np.problem.kernel").select("linear").run()
+    at.toggle(key="np.problem.bias").set_value(False).run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert any(t.startswith("SVC") for t in titles) and any(t.startswith("K-NPSVC++: regions") for t in titles)
+    assert "f = 0, class 0" in trace_names(at)
+
+
+def test_deep_pair_radar_and_tsne():
+    at = open_page("npsvc", run=False)
+    at.query_params["np.methods"] = ["D-NPSVC++", "DTWSVN (τ = 1/K)"]
+    at.run()
+    assert_clean(at)
+    at.radio(key="np.feat_how").set_value("t-SNE").run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert any("Fig. A.4" in t for t in titles) and any(t.startswith("t-SNE of the raw") for t in titles)
+
+
+def test_tab_runs_ablation_sensitivity_and_splits():
+    at = open_page("npsvc")
+    at.button(key="np.ablate").click().run()
+    assert_clean(at)
+    at.button(key="np.sens_run").click().run()
+    assert_clean(at)
+    at.button(key="np.table_run").click().run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert any("Fig. 4" in t for t in titles) and any("Figs. A.2" in t for t in titles)
+    table = at.dataframe[-1].value
+    assert {"SVC", "TWSVM", "LSTSVM", "K-NPSVC++"} == set(table["method"])
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"a,b,y\n1,2,0\n3,4,0\n5,6,0\n", "class"),
+    (b"a,b,y\n1,2,0.5\n3,4,1.25\n5,6,2.75\n7,8,3.5\n", "regression"),
+    (b"a,b,y\n1,,0\n4,5,1\n", "missing"),
+])
+def test_bad_upload_shows_an_error_not_an_exception(content, message):
+    at = open_page("npsvc")
+    at.radio(key="np.data.source").set_value("upload").run()
+    at.file_uploader(key="np.data.upload").upload("bad.csv", content, "text/csv").run()
+    assert not at.exception
+    assert any(message in e for e in errors(at)), errors(at)
+
+
+def test_memory_budget_refusal_is_an_error(monkeypatch):
+    monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", "100000")
+    at = open_page("npsvc", run=False)
+    at.query_params["np.data.bundled"] = "digits"
+    at.query_params["np.problem.max_train"] = "987"  # a configuration no other test has cached
+    at.run()
+    assert not at.exception
+    assert any("budget" in e for e in errors(at)), errors(at)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_walk_over_all_widgets(seed):
+    random_walk("npsvc", seed=seed, steps=6, skip_keys=("np.data", "np.problem.max_train", "np.m.dnpsvc",
+                                                         "np.m.fixed-tau", "np.m.cross-entropy"))
