@@ -6,7 +6,9 @@ U-step for fixed M (A = ηI + M), per task, with c_ℓ = c·n_ℓ once (64)'s 1/
 * logistic: Newton's method with backtracking on the (d+1)-dimensional smooth problem;
 * hinge: the dual (70) as a standard SVM with the precomputed kernel XAXᵀ and C = 1/(2c_ℓ), then
   u = A X diag(y) β / (2c_ℓ) (the recovery missing from the file, E8), i.e. A Xᵀ_sv · dual_coef.
-M-step: ``subspace.m_step`` (thin SVD of U, Eq. (71) by the corrected Algorithm 3, fill-in when q < h).
+M-step: ``subspace.m_step`` (thin SVD of U, Eq. (71), fill-in when q < h). Eq. (71) is solved by
+sort-and-interpolate by default: in numpy it beats the corrected linear-time Algorithm 3 (also available)
+for q up to several thousand (see docs/benchmarks/multitask.md), and q ≤ min(d, m) here.
 Each block is minimised exactly, so F decreases monotonically.
 """
 from __future__ import annotations
@@ -23,8 +25,8 @@ from .proximal_gradient import SPECTRA_PARAM
 from .subspace import m_step
 
 BCD_PARAMS = (
-    Param("eq14_method", "linear", str, choices=EQ14_METHODS,
-          help="solver of Eq. (71) in the M-step: corrected Algorithm 3 (linear), sort reference or bisection"),
+    Param("eq14_method", "sort", str, choices=EQ14_METHODS,
+          help="solver of Eq. (71) in the M-step: sort-and-interpolate (fastest for q ≲ 5000, see the benchmark), corrected Algorithm 3 (linear time) or bisection"),
     Param("svm_tol", 1e-8, float, low=0, low_strict=True, log=True, ui_range=(1e-12, 1e-3),
           help="LIBSVM tolerance of the hinge U-step (an inexact U-step breaks monotone descent)"),
     SPECTRA_PARAM,
@@ -96,7 +98,7 @@ def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8) -> tuple[
 
 
 def run_bcd(problem: MultiTaskProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-            eq14_method: str = "linear", svm_tol: float = 1e-8, spectra: bool = False) -> Result:
+            eq14_method: str = "sort", svm_tol: float = 1e-8, spectra: bool = False) -> Result:
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure=MEASURE)
     Z = problem.initial_point()  # line 4: any feasible M
     F = problem.objective(Z)

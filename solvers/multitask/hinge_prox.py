@@ -6,9 +6,9 @@ Per task ℓ:  min_{u,b} ‖u − û‖² + (b − b̂)² + γ̂_ℓ Σ_i max(0,
     max_{0 ≤ β ≤ γ̂}  Σ β_i (1 − y_i(ûᵀx_i + b̂)) − ¼‖Σ β_i y_i x_i‖² − ¼(Σ β_i y_i)²,
 
 with u = û + ½ Σ β_i y_i x_i and b = b̂ + ½ Σ β_i y_i. Its gradient is 1 − y_i(uᵀx_i + b): the margin
-violation at the recovered primal point. We solve all tasks at once (the Hessian is block diagonal) by
-projected accelerated gradient ascent with adaptive restart, warm-started, until the primal–dual gap is
-below ``gap_tol``. Because the primal is 1-strongly convex, gap ≤ ε gives ‖(u, b) − (u*, b*)‖² ≤ ε.
+violation at the recovered primal point. We solve all tasks at once (the Hessian is block diagonal, so each
+task takes its own step 1/L_ℓ) by projected accelerated gradient ascent with adaptive restart, warm-started,
+until the primal–dual gap is below ``gap_tol``. Because the primal is 1-strongly convex, gap ≤ ε gives ‖(u, b) − (u*, b*)‖² ≤ ε.
 """
 from __future__ import annotations
 
@@ -17,18 +17,19 @@ import numpy as np
 from .data import TaskData
 
 
-def dual_lipschitz(data: TaskData) -> float:
-    """Lipschitz constant of the dual gradient: ½ max_ℓ λ_max([X_ℓ, 1]ᵀ[X_ℓ, 1])."""
-    best = 0.0
+def dual_lipschitz(data: TaskData) -> np.ndarray:
+    """Per row, the Lipschitz constant of its task's block of the dual gradient: ½ λ_max([X_ℓ, 1]ᵀ[X_ℓ, 1]).
+    The dual Hessian is block diagonal, so each task takes its own step 1/L_ℓ."""
+    per_task = np.empty(data.n_tasks)
     for ell in range(data.n_tasks):
         X, _ = data.task(ell)
         Xt = np.hstack([X, np.ones((X.shape[0], 1))])
         gram = Xt.T @ Xt if Xt.shape[0] > Xt.shape[1] else Xt @ Xt.T
-        best = max(best, float(np.linalg.eigvalsh(gram)[-1]))
-    return 0.5 * best
+        per_task[ell] = 0.5 * float(np.linalg.eigvalsh(gram)[-1])
+    return per_task[data.task_of_row]
 
 
-def hinge_prox(data: TaskData, U_hat: np.ndarray, b_hat: np.ndarray, box: np.ndarray, lipschitz: float,
+def hinge_prox(data: TaskData, U_hat: np.ndarray, b_hat: np.ndarray, box: np.ndarray, lipschitz: np.ndarray,
                beta0: np.ndarray | None = None, gap_tol: float = 1e-13, max_iter: int = 20000):
     """Solve (74) for every task. ``box`` holds γ̂_ℓ for every row. Returns (U, b, β, gap, iterations)."""
     y = data.y

@@ -69,7 +69,7 @@ class MultiTaskProblem:
     beta: float
     h: int
     intercept: bool = True
-    _dual_lipschitz: float | None = field(default=None, repr=False)
+    _dual_lipschitz: np.ndarray | None = field(default=None, repr=False)
     _measure_dual: np.ndarray | None = field(default=None, repr=False)  # warm start of the hinge prox in grad_map
 
     def __post_init__(self) -> None:
@@ -162,7 +162,7 @@ class MultiTaskProblem:
         return value, Point(gU, gb, gM)
 
     # -- the prox step of Eq. (36)/(42) ---------------------------------------
-    def dual_lipschitz(self) -> float:
+    def dual_lipschitz(self) -> np.ndarray:
         if self._dual_lipschitz is None:
             self._dual_lipschitz = dual_lipschitz(self.data)
         return self._dual_lipschitz

@@ -35,7 +35,7 @@ def rank_tolerance(sigma: np.ndarray, shape: tuple[int, int]) -> float:
     return max(shape) * np.finfo(float).eps * (sigma[0] if sigma.size else 0.0)
 
 
-def m_step(U: np.ndarray, eta: float, h: float, method: str = "linear") -> np.ndarray:
+def m_step(U: np.ndarray, eta: float, h: float, method: str = "sort") -> np.ndarray:
     """argmin_{M ∈ M_c} tr(Uᵀ(ηI + M)⁻¹U), by Eq. (71) and the fill-in when rank U < h."""
     d = U.shape[0]
     P1, sigma, _ = np.linalg.svd(U, full_matrices=False)

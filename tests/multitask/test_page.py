@@ -34,7 +34,8 @@ def test_classification_losses_on_classification_data(loss):
     at.query_params["mt.data.gen.multitask-subspace.d"] = "8"
     at.query_params["mt.data.gen.multitask-subspace.m"] = "4"
     at.query_params["mt.problem.loss"] = loss
-    at.query_params["mt.stop.max_iter"] = "50"
+    at.query_params["mt.stop.max_iter"] = "20"
+    at.query_params["mt.data.gen.multitask-subspace.n_test"] = "10"
     at.run()
     assert_clean(at)
     assert "error rate" in " ".join(str(f["layout"]["title"]["text"]) for f in plotly_figures(at))
@@ -51,6 +52,7 @@ def test_classification_loss_on_regression_targets_is_an_error_not_an_exception(
 def test_extreme_sliders():
     at = open_page("multitask", run=False)
     at.query_params["mt.data.gen.multitask-subspace.d"] = "8"
+    at.query_params["mt.stop.max_iter"] = "50"
     at.run()
     at.select_slider(key="mt.problem.alpha").set_value(100.0).run()
     at.select_slider(key="mt.problem.beta").set_value(0.001).run()  # η = 1e-5: the APG safeguard must act
@@ -107,7 +109,6 @@ def test_manual_mode_and_sweep():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1])
-def test_random_walk(seed):
-    random_walk("multitask", seed=seed, steps=8, skip_keys=("mt.data.source", "mt.data.generator", "mt.stop.max_iter",
+def test_random_walk():
+    random_walk("multitask", seed=0, steps=6, skip_keys=("mt.data.source", "mt.data.generator", "mt.stop.max_iter",
                                                             "mt.data.gen"))
