@@ -8,14 +8,15 @@ import streamlit as st
 from solvers import FAMILIES
 
 PAGES = Path(__file__).parent / "pages"
-ICONS = {"sparse": "🎯", "multitask": "🧩", "smm": "🧮", "metric": "📏", "npsvc": "⚖️"}
+ICONS = {"sparse": ":material/scatter_plot:", "multitask": ":material/hub:", "smm": ":material/grid_on:",
+         "metric": ":material/straighten:", "npsvc": ":material/balance:"}
 TITLES = {"sparse": "Sparse ℓ0 (APG)", "multitask": "Multi-task (cASO)", "smm": "Support matrix machine",
           "metric": "Metric learning (screening)", "npsvc": "NPSVC++"}
 
-st.set_page_config(page_title="Optimization lab", page_icon="📉", layout="wide")
+st.set_page_config(page_title="Optimization lab", page_icon=":material/trending_down:", layout="wide")
 pages = {
-    "Lab": [st.Page(PAGES / "home.py", title="Home", icon="🏠", default=True),
-            st.Page(PAGES / "foundations.py", title="Foundations", icon="📐")],
+    "Lab": [st.Page(PAGES / "home.py", title="Home", icon=":material/home:", default=True),
+            st.Page(PAGES / "foundations.py", title="Foundations", icon=":material/school:")],
     "Methods": [st.Page(PAGES / f"{fam}.py", title=TITLES[fam], icon=ICONS[fam])
                 for fam in FAMILIES if (PAGES / f"{fam}.py").is_file()],
 }

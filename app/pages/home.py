@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import streamlit as st
 
 from solvers import FAMILIES, datasets
 
+PAGES = Path(__file__).parent
 CARDS = {
     "foundations": "Gradient descent, heavy ball and Nesterov/FISTA on 2-D problems, with projections onto a box, "
                    "the ℓ0 ball and the capped simplex: the building blocks of the five papers.",
@@ -44,9 +46,11 @@ for row_start in range(0, len(FAMILIES) + 1, 3):
         module = family_module(name)
         with col.container(border=True):
             if module is None:
-                st.subheader(name)
-                st.caption("not available yet")
+                st.markdown(f"#### {name}")
+                st.caption("not available in this installation")
             else:
-                st.subheader(module.TITLE)
+                st.markdown(f"#### {module.TITLE}")
                 st.caption(module.PAPER)
             st.write(CARDS[name])
+            if module is not None and (PAGES / f"{name}.py").is_file():
+                st.page_link(f"pages/{name}.py", label="Open the page", icon=":material/arrow_forward:")

@@ -10,7 +10,7 @@ def test_home_lists_every_family_and_runs_clean():
     at = open_page("main")
     assert_clean(at)
     assert at.title[0].value == "Optimization lab"
-    text = " ".join(s.value for s in at.subheader) + " ".join(c.value for c in at.caption)
+    text = " ".join(m.value for m in at.markdown)
     assert "Foundations" in text
 
 
