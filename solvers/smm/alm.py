@@ -39,6 +39,7 @@ class ALMState:
     lam: np.ndarray
     Lam: np.ndarray | None
     sigma: float
+    Xw: np.ndarray | None = None  # X vec(W), carried so a new ALM step needs no pass over X
 
     @classmethod
     def zeros(cls, n: int, shape: tuple[int, int], sigma: float, nuclear: bool = True) -> "ALMState":
@@ -72,10 +73,11 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
         def stop(pt: Point) -> bool:
             return max(float(np.linalg.norm(pt.gW)) / scale_W(pt), abs(pt.gb) / root_n) <= tol_sub
 
-        pt, stats = sncg(sub, state.W, state.b, X_times(X, state.W), stop, max_newton=max_newton)
+        Xw = state.Xw if state.Xw is not None else X_times(X, state.W)
+        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton)
         sigma = state.sigma
         v = (pt.omega - pt.p_omega) / sigma  # (9)
-        state.W, state.b, state.lam = pt.W, pt.b, -pt.p_omega  # multiplier update, Moreau form (39)
+        state.W, state.b, state.lam, state.Xw = pt.W, pt.b, -pt.p_omega, pt.Xw  # multipliers: Moreau form (39)
         res = {
             "eta_W": float(np.linalg.norm(pt.gW)) / scale_W(pt),
             "eta_b": abs(pt.gb) / root_n,

@@ -55,10 +55,10 @@ class SMMProblem:
         p, q = self.shape
         if nz.size == 0:
             return np.zeros((p, q))
-        if nz.size < 0.5 * self.n:
-            out = self.X[nz].T @ (self.y[nz] * z[nz]).astype(self.X.dtype)
+        if nz.size <= 0.1 * self.n:
+            out = (self.y[nz] * z[nz]).astype(self.X.dtype) @ self.X[nz]
         else:
-            out = self.X.T @ (self.y * z).astype(self.X.dtype)
+            out = (self.y * z).astype(self.X.dtype) @ self.X
         return np.asarray(out, dtype=float).reshape(p, q)
 
     def to_user(self, W: np.ndarray) -> np.ndarray:
