@@ -49,9 +49,12 @@ def _record(rec: HistoryRecorder, problem: NPSVCProblem, k: int, U: np.ndarray, 
 def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:
     features = problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
-    own = problem.own_mask()
-    blocks = [ClassBlocks(features, own[:, l], r1) for l in range(problem.n_classes)]
+    blocks = [ClassBlocks(features, problem.own_mask()[:, l], r1) for l in range(problem.n_classes)]
     qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c) for b in blocks]
+
+    def hyperplanes() -> np.ndarray:
+        return np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
+
     for k in itertools.count(1):
         for b, qp in zip(blocks, qps):
             if qp.kkt_residual() <= 1e-15:
@@ -60,13 +63,19 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
                 qp.newton_step(b.S)
             else:
                 qp.step()
-        U = np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
-        F = features.Psi @ U
-        J = class_objectives(F, own, c) + 0.5 * r1 * (U * U).sum(0)
-        dual = np.array([qp.x.sum() - 0.5 * qp.x @ qp.Sx for qp in qps])
+        # With u = Q_lΨ_{−l}ᵀλ: ½‖Ψ_l u‖² + (r₁/2)‖u‖² = ½λᵀS_lλ and Ψ_{−l}u = S_lλ, so primal and dual
+        # values come from the QP state at no extra cost.
+        quad = np.array([qp.x @ qp.Sx for qp in qps])
+        J = 0.5 * quad + c * np.array([np.maximum(1.0 - qp.Sx, 0.0).sum() for qp in qps])
+        dual = np.array([qp.x.sum() for qp in qps]) - 0.5 * quad
         gap = float(np.max((J - dual) / np.maximum(1.0, np.abs(J))))
-        if _record(rec, problem, k, U, F, J, max(gap, 0.0), qp_iters=sum(q.n_iter for q in qps)):
+        with rec.excluded():
+            U = hyperplanes()
+            train_acc, test_acc = problem.accuracies(U, np.linalg.norm(U, axis=0))
+        if rec.record(k, objective=float(J.max()), optimality=max(gap, 0.0), train_acc=train_acc, test_acc=test_acc,
+                      qp_iters=sum(q.n_iter for q in qps), **chebyshev_columns(J, _uniform(problem.n_classes))):
             break
+    U = hyperplanes()
     return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "lambdas": [q.x.copy() for q in qps]})
 
 
@@ -74,15 +83,25 @@ def run_lstsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
     features = problem.features
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
     Psi, own = features.Psi, problem.own_mask()
+    # A_l = Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l} + r₁I = B + (1 − c)Ψ_lᵀΨ_l with B = cΨᵀΨ + r₁I shared by all classes:
+    # one p×p Cholesky, then Woodbury with an n_l×n_l system per class.
+    B = c * (Psi.T @ Psi)
+    B[np.diag_indices_from(B)] += r1
+    B_factor = sla.cho_factor(B, lower=True)
     U = np.empty((features.p, problem.n_classes))
     residual = 0.0
     for l in range(problem.n_classes):
-        weights = np.where(own[:, l], 1.0, c)  # ΨᵀDΨ = Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l}
-        A = (Psi * weights[:, None]).T @ Psi
-        A[np.diag_indices_from(A)] += r1
+        Psi_l = Psi[own[:, l]]
         b = c * Psi[~own[:, l]].sum(0)
-        U[:, l] = sla.solve(A, b, assume_a="pos")
-        residual = max(residual, float(np.linalg.norm(A @ U[:, l] - b) / max(np.linalg.norm(b), 1e-300)))
+        u = sla.cho_solve(B_factor, b)
+        if c != 1.0:
+            BinvT = sla.cho_solve(B_factor, Psi_l.T)
+            small = Psi_l @ BinvT
+            small[np.diag_indices_from(small)] += 1.0 / (1.0 - c)
+            u = u - BinvT @ sla.solve(small, Psi_l @ u)
+        U[:, l] = u
+        Au = B @ u + (1.0 - c) * (Psi_l.T @ (Psi_l @ u))
+        residual = max(residual, float(np.linalg.norm(Au - b) / max(np.linalg.norm(b), 1e-300)))
     F = Psi @ U
     J = class_objectives(F, own, c, loss="squared") + 0.5 * r1 * (U * U).sum(0)
     _record(rec, problem, 1, U, F, J, residual)
