@@ -30,7 +30,7 @@ METHODS = {m.name: m for m in (
            "two-block inexact semi-proximal ADMM; (W, b) step by ALM-SNCG with τ = 0", "Appendix D, Algorithm 4"),
     Method("sgs-ispadmm", "sGS-isPADMM", run_sgs_padmm, SGS_PARAMS,
            "three-block symmetric Gauss–Seidel ADMM with a spectral majorisation", "Appendix E, Algorithm 5"),
-    Method("f-admm", "F-ADMM", run_fadmm, FADMM_PARAMS,
+    Method("fadmm", "F-ADMM", run_fadmm, FADMM_PARAMS,
            "fast ADMM with restart (Luo et al. 2015), n×n dual box-QP per step", "Sec. 6 baseline"),
 )}
 

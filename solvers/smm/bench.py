@@ -67,7 +67,7 @@ def table4(args) -> pd.DataFrame:
                 row = {"eps": eps, "tau": tau, "C": C, "obj_opt": obj_opt, "ref_s": ref_time,
                        "ref_kkt": float(ref.history["kkt"].iloc[-1])}
                 for method in args.methods:
-                    if method == "f-admm" and problem.n > args.fadmm_max_n:
+                    if method == "fadmm" and problem.n > args.fadmm_max_n:
                         row["F-ADMM_s"] = np.nan
                         continue
                     label = METHODS[method].label
@@ -143,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--csv", help="also write the rows to this CSV file")
     t4 = sub.choices["table4"]
     t4.add_argument("--C", type=float, nargs="+", default=[0.1, 1.0, 10.0, 100.0])
-    t4.add_argument("--methods", nargs="+", default=["alm-sncg", "ispadmm", "f-admm"], choices=list(METHODS))
+    t4.add_argument("--methods", nargs="+", default=["alm-sncg", "ispadmm", "fadmm"], choices=list(METHODS))
     t4.add_argument("--time-limit", type=float, default=600.0, help="seconds per run (the paper: 7200)")
     t4.add_argument("--fadmm-max-n", type=int, default=5000, help="skip F-ADMM above this many samples")
     t6 = sub.choices["table6"]

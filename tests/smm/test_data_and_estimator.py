@@ -94,7 +94,7 @@ def test_estimator_fit_predict_score_and_transpose():
     assert direct == pytest.approx(clf.history_["objective"].iloc[-1], rel=1e-9)
     with pytest.raises(InputError, match="fit on"):
         clf.decision_function(X[:, :3, :])
-    for method in ("ispadmm", "f-admm"):
+    for method in ("ispadmm", "fadmm"):
         other = smm.SupportMatrixMachine(C=1.0, tau=0.5, tol=1e-7, method=method, max_iter=20000).fit(X, y_lab)
         np.testing.assert_allclose(other.coef_, clf.coef_, atol=1e-3)
 

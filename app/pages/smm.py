@@ -1,0 +1,275 @@
+"""SMM (seed 002): ALM-SNCG vs the ADMMs on matrix samples, the C path by adaptive sieving, the Fig. 1 toy."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app import ui
+from app.pages import _smm_figures as figs
+from solvers import smm
+from solvers.core import InputError, Param
+from solvers.datasets import Dataset
+
+KEY = "smm"
+STOPPING = [
+    Param("tol", 1e-6, float, low=0, low_strict=True, log=True, symbol=r"\varepsilon",
+          help="stop at η_kkt (46) ≤ ε", ui_range=(1e-10, 1e-2)),
+    Param("max_iter", 500, int, low=1, high=20_000, log=True, help="iteration cap (ALM steps or ADMM steps)",
+          ui_range=(10, 20_000)),
+    Param("time_limit", 20.0, float, low=1, high=120, help="solver seconds per method"),
+]
+DATA_LIMITS = [
+    Param("n_max", 1000, int, low=20, high=3000, log=True, help="training samples used at most (a seeded subsample)",
+          ui_range=(20, 3000)),
+]
+FADMM_MAX_ENTRIES = 400_000  # n·pq above which F-ADMM's QP per step takes too long for a page
+PAGE_METHODS = {name: replace(m, params=tuple(p for p in m.params if p.name != "obj_opt"))
+                for name, m in smm.METHODS.items()}
+PATH_SPECS = [
+    Param("points", 10, int, low=3, high=50, help="grid points, log-spaced"),
+    Param("C_low", 0.01, float, low=0, low_strict=True, log=True, help="first C", ui_range=(1e-3, 1e2)),
+    Param("C_high", 10.0, float, low=0, low_strict=True, log=True, help="last C", ui_range=(1e-2, 1e3)),
+    Param("path_tol", 1e-4, float, low=0, low_strict=True, log=True, help="η_kkt per grid point",
+          ui_range=(1e-8, 1e-2)),
+]
+
+
+def check_matrix_classification(ds: Dataset) -> None:
+    if ds.task != "classification":
+        raise InputError(f"{ds.name} is a {ds.task} dataset; SMM needs class labels")
+    if ds.X.ndim != 3 and ds.image_shape is None:
+        raise InputError(f"{ds.name} holds vectors with no image shape; SMM needs matrix samples "
+                         "(upload an .npz with X of shape (n, p, q) and y)")
+
+
+@st.cache_data(max_entries=16, show_spinner="Preparing the matrices…")
+def prepare(_ds: Dataset, data_key: str, positive: str, upsample: int, scale: str, n_max: int):
+    X, y, X_te, y_te = smm.train_test(_ds, positive_class=positive, upsample=upsample, scale=scale)
+    if len(y) > n_max:
+        rows = np.sort(np.random.default_rng(0).choice(len(y), n_max, replace=False))
+        X, y = X[rows], y[rows]
+    return X, y, X_te, y_te
+
+
+def sidebar(ds: Dataset):
+    side = st.sidebar
+    side.header("Model (1)")
+    specs = {p.name: p for p in smm.PROBLEM_PARAMS}
+    classes = [str(c) for c in ds.classes.tolist()]
+    default = "0" if "0" in classes else (classes[-1] if classes else "")
+    positive = side.selectbox("positive class (+1 vs the rest)", classes, index=classes.index(default) if classes else 0,
+                              key=f"{KEY}.positive", bind="query-params",
+                              help="Dataset.binary_task: this class is +1, every other class −1")
+    values = ui.param_form([specs["C"], specs["tau"], replace(specs["upsample"], high=4), specs["scale"]],
+                           key=f"{KEY}.problem", container=side)
+    values.update(ui.param_form(DATA_LIMITS, key=f"{KEY}.data_limits", container=side))
+    side.header("Methods")
+    chosen = ui.method_picker(PAGE_METHODS, key=f"{KEY}.methods", default=["alm-sncg", "ispadmm"], container=side)
+    per_method = ui.method_params(PAGE_METHODS, chosen, key=f"{KEY}.m", container=side)
+    stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
+    return positive, values, chosen, per_method, stop
+
+
+def convergence_tab(results, chosen, labels, tol):
+    histories = {k: r.history for k, r in results.items()}
+    out = {}
+    best = min((float(h["objective"].min()) for h in histories.values() if len(h)), default=np.nan)
+    for h in histories.values():
+        h["relobj_best"] = np.abs(h["objective"] - best) / (1 + abs(best))
+    out["kkt_time"] = ui.line_chart(histories, "time", "kkt", log_y=True, title="η_kkt (46) vs solver time",
+                                    x_title="solver time [s]", y_title="η_kkt", color_keys=labels)
+    ui.add_reference(out["kkt_time"], [0, max((h["time"].max() for h in histories.values()), default=1)],
+                     [tol, tol], f"ε = {tol:g}", dash="dash")
+    out["kkt_iter"] = ui.line_chart(histories, "iter", "kkt", log_y=True, title="η_kkt vs iteration",
+                                    x_title="iteration (ALM step / ADMM step)", y_title="η_kkt", color_keys=labels)
+    out["relobj"] = ui.line_chart(histories, "time", "relobj_best", log_y=True,
+                                  title="Relobj (47) against the best objective any run reached",
+                                  x_title="solver time [s]", y_title="|obj − obj_best|/(1 + |obj_best|)",
+                                  color_keys=labels)
+    for name in ("kkt_time", "kkt_iter", "relobj"):
+        st.plotly_chart(out[name], key=f"{KEY}.{name}")
+    st.dataframe(ui.summary_table(results, "kkt"), hide_index=True)
+    alm = next((results[k] for k, m in labels.items() if m == "alm-sncg" and k in results), None)
+    if alm is not None and "sigma" in alm.history:
+        out["alm"] = figs.alm_anatomy(alm.history)
+        st.plotly_chart(out["alm"], key=f"{KEY}.alm")
+    return out
+
+
+def solution_tab(problem, results, labels):
+    out = {}
+    if not results:
+        return out
+    label = st.selectbox("Show the solution of", list(results), key=f"{KEY}.show")
+    sol = results[label].solution
+    out["sv"] = figs.singular_values(problem, sol, label, labels[label])
+    out["W"] = figs.weight_image(sol, label)
+    out["margins"] = figs.margin_histogram(problem, sol, label)
+    left, right = st.columns(2)
+    left.plotly_chart(out["sv"], key=f"{KEY}.sv")
+    right.plotly_chart(out["W"], key=f"{KEY}.W")
+    st.plotly_chart(out["margins"], key=f"{KEY}.margins")
+    return out
+
+
+def path_tab(problem, X_te, y_te, data_key, values):
+    st.markdown("Solve model (1) over an increasing grid of C: **AS+ALM** (Algorithm 3, adaptive sieving over "
+                "samples) against **Warm+ALM** (warm-started ALM-SNCG on all samples). Both give the same "
+                "solution at every C; AS solves much smaller problems.")
+    with st.form(f"{KEY}.path_form"):
+        spec = ui.param_form(PATH_SPECS, key=f"{KEY}.path")
+        go_path = st.form_submit_button("Compute the path")
+    if spec["C_high"] <= spec["C_low"]:
+        st.error("The last C must be larger than the first C.")
+        return {}
+    cache_key = ui.config_key(data_key, values, spec)
+    store = st.session_state.setdefault(f"{KEY}.paths", {})
+    if go_path and cache_key not in store:
+        Cs = np.logspace(np.log10(spec["C_low"]), np.log10(spec["C_high"]), spec["points"])
+        bar = st.progress(0.0, text="path…")
+        tables = {}
+        for i, (label, method) in enumerate((("Warm+ALM", "warm"), ("AS+ALM", "as"))):
+            def tick(row, i=i):
+                bar.progress(min(1.0, (i + (np.searchsorted(Cs, row["C"]) + 1) / len(Cs)) / 2),
+                             text=f"{label}: C = {row['C']:.3g}")
+            tables[label] = smm.solve_path(problem, Cs, method=method, tol=spec["path_tol"], X_test=X_te,
+                                           y_test=y_te, callback=tick, time_limit=60.0).table
+        bar.empty()
+        store[cache_key] = tables
+    tables = store.get(cache_key)
+    if tables is None:
+        st.info("Press **Compute the path** (a few seconds on the default data).")
+        return {}
+    out = figs.path_figures(tables)
+    cols = st.columns(2)
+    for i, name in enumerate(("rank", "support", "accuracy", "time", "reduced")):
+        cols[i % 2].plotly_chart(out[name], key=f"{KEY}.path.{name}")
+    if "sm_bars" in out:
+        st.plotly_chart(out["sm_bars"], key=f"{KEY}.path.sm_bars")
+    w, a = tables["Warm+ALM"], tables["AS+ALM"]
+    st.caption(f"Average time per grid point (points 2..N): Warm+ALM {w['time'].iloc[1:].mean():.3f} s, "
+               f"AS+ALM {a['time'].iloc[1:].mean():.3f} s; largest objective difference "
+               f"{float((np.abs(w['objective'] - a['objective']) / (1 + w['objective'])).max()):.1e}.")
+    st.dataframe(a, hide_index=True)
+    return out
+
+
+@st.cache_data(max_entries=8)
+def toy_solution(C: float):
+    ds = smm.synthetic.make_smm_synthetic(n_train=80, p=2, q=1, r=1, noise=0.1, seed=1)
+    problem = smm.build_problem(ds.X, ds.y, C=C, tau=0.1)
+    sol = smm.solve(problem, "alm-sncg", tol=1e-8, max_iter=500).solution
+    roles = smm.sample_roles(problem, sol["W"], sol["b"], sol["lam"], tol=1e-5)
+    return ds.X, ds.y, sol["W"], float(sol["b"]), roles
+
+
+def teaching_tab():
+    st.markdown("Fig. 1 of the paper: 100 samples of the generator with p = 2, q = 1 (δ = 0.1), τ = 0.1. "
+                "Filled markers are support matrices (−λ > 0), green-edged ones the **active** support matrices "
+                "on the margin (0 < −λ < C), hollow ones the non-support matrices. Move C: the margin 2/‖W‖ "
+                "shrinks and so does the number of support matrices, while the active ones stay few.")
+    C = st.select_slider("C", options=[1.0, 10.0, 100.0, 1000.0], value=10.0, key=f"{KEY}.toy_C",
+                         bind="query-params")
+    X, y, W, b, roles = toy_solution(float(C))
+    out = {"toy": figs.toy_figure(X, y, W, b, roles, C), "pie": figs.role_pie(roles)}
+    left, right = st.columns([3, 2])
+    left.plotly_chart(out["toy"], key=f"{KEY}.toy")
+    right.plotly_chart(out["pie"], key=f"{KEY}.pie")
+    right.metric("margin 2/‖W‖_F", f"{2 / max(np.linalg.norm(W), 1e-300):.4g}")
+    return out
+
+
+def data_tab(ds, X, y, X_te):
+    st.markdown(f"**{ds.name}**: {len(y)} training and {len(X_te)} test samples of {X.shape[1]}×{X.shape[2]} "
+                f"matrices; {int((y > 0).sum())} labelled +1, {int((y < 0).sum())} labelled −1.")
+    cols = st.columns(6)
+    for i, col in enumerate(cols):
+        cls = 1.0 if i % 2 == 0 else -1.0
+        idx = np.flatnonzero(y == cls)
+        if idx.size > i // 2:
+            col.plotly_chart(figs.weight_image({"W": X[idx[i // 2]]}, f"y = {int(cls):+d}").update_layout(
+                height=220, margin=dict(l=10, r=10, t=40, b=10), showlegend=False), key=f"{KEY}.sample{i}")
+
+
+def algorithm_tab():
+    st.markdown("**Model (1)** and its splitting (P): constraints $\\mathcal{A}W + by + v = e$, $W = U$.")
+    st.latex(r"\min_{W,b}\ \tfrac12\|W\|_F^2 + \tau\|W\|_* + C\sum_{i=1}^n \max\{0,\ 1 - y_i(\langle W, X_i\rangle + b)\}")
+    st.markdown("**Algorithm 1 (inexact ALM)**: minimise the smooth $\\varphi_k$ (10) over $(W,b)$, then update")
+    st.latex(r"\omega = -\lambda^k - \sigma_k(\mathcal{A}W + by - e),\quad \lambda^{k+1} = -\Pi_{[0,C]^n}(\omega),"
+             r"\quad \Lambda^{k+1} = \Pi_{\|\cdot\|_2 \le \tau}(\Lambda^k + \sigma_k W)")
+    st.latex(r"\nabla_W\varphi_k = W - \mathcal{A}^*\Pi_S(\omega) + \Pi_{B_2^\tau}(\Lambda^k + \sigma_k W),\qquad"
+             r"\nabla_b\varphi_k = -y^\top\Pi_S(\omega)")
+    st.markdown("**Algorithm 2 (semismooth Newton-CG)**, with the Schur reduction (40)–(41) on the active set "
+                "$J_1 = \\{0 < \\omega_j < C\\}$ and the rank-$|\\alpha|$ Jacobian $G$ of the spectral-ball "
+                "projection: one CG product costs $O(\\max\\{|J_1|, |\\alpha|\\}\\,pq)$ instead of $O(npq)$.")
+    st.latex(r"\big(I + \sigma G + \sigma\mathcal{A}_{J_1}^*\mathcal{A}_{J_1} - \tfrac{\sigma^2}{\sigma|J_1| + \rho}"
+             r"\mathcal{A}_{J_1}^* y y^\top \mathcal{A}_{J_1}\big)\, d_W = -\nabla_W\varphi - "
+             r"\tfrac{\sigma r_2}{\sigma|J_1|+\rho}\textstyle\sum_{j\in J_1} X_j")
+    st.code("""for k = 0, 1, ...                                   # Algorithm 1
+    repeat                                          # Algorithm 2 (SNCG)
+        J1 = {j : 0 < ω_j < C};  α = {i : ν_i(Λ + σW) > τ}
+        solve (40) by CG (or directly when G = I and that is cheaper)
+        Armijo line search on φ_k
+    until ‖∇φ_k‖ small enough (inexactness rule)
+    λ ← −Π_S(ω);  Λ ← Π_B(Λ + σW);  σ ↑
+until η_kkt ≤ ε""", language="text")
+    st.markdown("**Algorithm 3 (adaptive sieving)** for $C_1 < \\dots < C_N$: solve on "
+                "$I = \\{j : y_j f(X_j) \\le 1 + \\hat\\varepsilon\\}$ from the previous C, add the left-out samples "
+                "with $1 - y_j f(X_j) \\ge 0$ (at most $d_{\\max}$ per round), repeat until none is left.")
+    st.markdown("**Stopping measure** (46): the largest of six relative residuals,")
+    st.latex(r"\eta_{kkt} = \max\{\eta_W, \eta_b, \eta_v, \eta_U, \eta_\lambda, \eta_\Lambda\},\quad "
+             r"\eta_W = \tfrac{\|W + \mathcal{A}^*\lambda + \Lambda\|}{1 + \|W\| + \|\mathcal{A}^*\lambda\| + \|\Lambda\|},\ "
+             r"\eta_\lambda = \tfrac{\|\mathcal{A}W + by + v - e\|}{1 + \sqrt n}, \dots")
+    st.markdown("Baselines: **isPADMM** (Alg. 4, its (W, b) step by ALM-SNCG with τ = 0), **sGS-isPADMM** (Alg. 5, "
+                "closed-form steps, many more iterations) and **F-ADMM** (Luo et al. 2015, a dual box-QP per step).")
+
+
+def main() -> None:
+    ui.page_header("Support matrix machine", smm.PAPER,
+                   "Classify matrices with a low-rank, sample-sparse model. Compare ALM-SNCG with the ADMM "
+                   "baselines on the KKT residual, look at the rank and the support matrices of the solution, "
+                   "and trace the solution over C with adaptive sieving.")
+    ds = ui.dataset_picker("smm", key=f"{KEY}.data", bundled=("digits-8x8",), check=check_matrix_classification)
+    if ds is None:
+        return
+    positive, values, chosen, per_method, stop = sidebar(ds)
+    execute = ui.run_controls(KEY, live_default=True)
+    X, y, X_te, y_te = prepare(ds, ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"])
+    problem = smm.build_problem(X, y, C=values["C"], tau=values["tau"])
+    if "fadmm" in chosen and problem.n * problem.pq > FADMM_MAX_ENTRIES:
+        st.warning(f"F-ADMM skipped: n·pq = {problem.n * problem.pq:,} is above {FADMM_MAX_ENTRIES:,} for a live "
+                   "page (its dual QP grows with n·pq); lower n_max or upsample, or use the benchmark.")
+        chosen = [m for m in chosen if m != "fadmm"]
+    labels = {PAGE_METHODS[m].label: m for m in chosen}
+    data_key = [ds.meta["key"], positive, values]
+    jobs = [ui.Job(PAGE_METHODS[m].label, ui.config_key(KEY, data_key, m, per_method[m], stop),
+                   lambda cb, m=m: smm.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
+            for m in chosen]
+    results = ui.run_live(jobs, ui.LiveSpec(y="kkt", y_title="η_kkt (46)", tol=stop["tol"], max_iter=stop["max_iter"]),
+                          key=KEY, execute=execute) if jobs else {}
+    if not chosen:
+        st.info("Pick at least one method in the sidebar.")
+    tabs = st.tabs(["Convergence", "Solution", "Path", "Teaching (Fig. 1)", "Data", "Algorithm", "Export"])
+    figures = {}
+    with tabs[0]:
+        if results:
+            figures.update(convergence_tab(results, chosen, labels, stop["tol"]))
+    with tabs[1]:
+        figures.update(solution_tab(problem, results, labels))
+    with tabs[2]:
+        figures.update({f"path_{k}": v for k, v in path_tab(problem, X_te, y_te, data_key, values).items()})
+    with tabs[3]:
+        figures.update(teaching_tab())
+    with tabs[4]:
+        data_tab(ds, X, y, X_te)
+    with tabs[5]:
+        algorithm_tab()
+    with tabs[6]:
+        ui.export_panel({k: r.history for k, r in results.items()}, figures, key="smm",
+                        config={"data": data_key, "methods": per_method, "stopping": stop})
+
+
+ui.run_page(main)
