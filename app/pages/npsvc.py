@@ -29,7 +29,7 @@ STOPPING = [
           help="iteration cap (deep models: also caps the epochs)"),
 ]
 SWEEPABLE = ("r1", "r2", "mu", "c", "gamma")
-KERNEL_METHODS = ("twsvm", "lstsvm", "knpsvc")
+KERNEL_METHODS = ("twsvm", "pin-twsvm", "lstsvm", "knpsvc")
 
 
 def check_classification(ds: Dataset) -> None:
@@ -200,7 +200,7 @@ def ablation_tab(problem, per_method, stop, data_key) -> dict:
 
 def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     c1, c2, c3 = st.columns(3)
-    method = c1.selectbox("Method", KERNEL_METHODS, index=2, format_func=lambda m: fam.METHODS[m].label,
+    method = c1.selectbox("Method", KERNEL_METHODS, index=KERNEL_METHODS.index("knpsvc"), format_func=lambda m: fam.METHODS[m].label,
                           key=f"{KEY}.sens_method")
     allowed = [p for p in SWEEPABLE if p in {q.name for q in fam.METHODS[method].params}]
     params = c2.multiselect("Hyperparameters (one: lines, two: heatmap)", allowed, default=allowed[:1],

@@ -9,6 +9,9 @@ The K duals are iterated in lockstep (one projected-gradient step each per recor
 so the page can draw their convergence; ``optimality`` is the largest relative duality gap
 (P_l − D_l)/max(1, |P_l|) with D_l = 1ᵀλ − ½λᵀS_lλ, a certificate that is 0 only at the optimum.
 
+Pinball TWSVM (Xu et al. 2017; Tanveer et al. 2019): ℓ_d(a) = max(1 − a, τ_p(a − 1)) also penalises
+points far beyond the margin; its dual is the same with the box −τ_p c ≤ λ ≤ c, u = Q_lΨ_{−l}ᵀλ.
+
 LSTSVM (Arun Kumar & Gopal 2009) squares the dissimilarity loss, giving a linear system:
 
     u_l = (Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l} + r₁I)⁻¹ cΨ_{−l}ᵀ1;
@@ -31,6 +34,8 @@ C = Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3
 R1 = Param("r1", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
            help="ridge on the hyperplane normal w_l (eq. 13)", symbol="r_1")
 BASELINE_PARAMS = (C, R1)
+PINBALL_PARAMS = (C, R1, Param("tau_p", 0.2, float, low=0, high=1,
+                               help="pinball slope beyond the margin (0 = TWSVM)", symbol=r"\tau_p"))
 
 
 def _uniform(K: int) -> np.ndarray:
@@ -46,11 +51,12 @@ def _record(rec: HistoryRecorder, problem: NPSVCProblem, k: int, U: np.ndarray, 
                       **chebyshev_columns(J, _uniform(problem.n_classes)), **extra)
 
 
-def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:
+def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1,
+              tau_p=0.0) -> Result:
     features = problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
     blocks = [ClassBlocks(features, problem.own_mask()[:, l], r1) for l in range(problem.n_classes)]
-    qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c) for b in blocks]
+    qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c, lower=-tau_p * c) for b in blocks]
 
     def hyperplanes() -> np.ndarray:
         return np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
@@ -66,7 +72,7 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
         # With u = Q_lΨ_{−l}ᵀλ: ½‖Ψ_l u‖² + (r₁/2)‖u‖² = ½λᵀS_lλ and Ψ_{−l}u = S_lλ, so primal and dual
         # values come from the QP state at no extra cost.
         quad = np.array([qp.x @ qp.Sx for qp in qps])
-        J = 0.5 * quad + c * np.array([np.maximum(1.0 - qp.Sx, 0.0).sum() for qp in qps])
+        J = 0.5 * quad + c * np.array([np.maximum(1.0 - qp.Sx, tau_p * (qp.Sx - 1.0)).sum() for qp in qps])
         dual = np.array([qp.x.sum() for qp in qps]) - 0.5 * quad
         gap = float(np.max((J - dual) / np.maximum(1.0, np.abs(J))))
         with rec.excluded():

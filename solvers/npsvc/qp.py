@@ -1,7 +1,7 @@
 """The two small QPs of the family: a box QP (every TWSVM-type dual, eq. 16 / A.9) and a QP on
 the probability simplex (the τ-step, eqs. 20 and 25).
 
-Box QP: min ½ xᵀSx + qᵀx over 0 ≤ x ≤ c, S ⪰ 0 given as a matrix-vector product. We use
+Box QP: min ½ xᵀSx + qᵀx over lower ≤ x ≤ c (lower = 0, or −τ_p c for the pinball loss), S ⪰ 0 given as a matrix-vector product. We use
 projected gradient with Barzilai–Borwein steps and an exact line search along the projected
 direction (one product with S per iteration, monotone, fully vectorised): the digest's advice
 against a Python loop over samples (coordinate descent) is followed. The stopping test is
@@ -22,32 +22,34 @@ MatVec = Callable[[np.ndarray], np.ndarray]
 class BoxQP:
     """State of projected-gradient iterations for one box QP; ``step`` does one, ``solve`` many."""
 
-    def __init__(self, matvec: MatVec, q: np.ndarray, upper: float, x0: np.ndarray | None = None):
-        self.matvec, self.q, self.upper = matvec, np.asarray(q, float), float(upper)
-        self.x = np.zeros_like(self.q) if x0 is None else np.clip(np.asarray(x0, float), 0.0, self.upper)
+    def __init__(self, matvec: MatVec, q: np.ndarray, upper: float, x0: np.ndarray | None = None,
+                 lower: float = 0.0):
+        self.matvec, self.q, self.upper, self.lower = matvec, np.asarray(q, float), float(upper), float(lower)
+        start = np.zeros_like(self.q) if x0 is None else np.asarray(x0, float)
+        self.x = np.clip(start, self.lower, self.upper)
         self.Sx = matvec(self.x)
         self.grad = self.Sx + self.q
         self.step_size = 1.0 / max(_rayleigh(matvec, self.grad), 1e-12)
         self.n_iter = 0
 
     def kkt_residual(self) -> float:
-        """‖x − clip(x − ∇f(x), 0, c)‖_∞: zero exactly at the optimum."""
+        """‖x − clip(x − ∇f(x), lower, c)‖_∞: zero exactly at the optimum."""
         if self.x.size == 0:
             return 0.0
-        return float(np.max(np.abs(self.x - np.clip(self.x - self.grad, 0.0, self.upper))))
+        return float(np.max(np.abs(self.x - np.clip(self.x - self.grad, self.lower, self.upper))))
 
     def objective(self) -> float:
         return float(0.5 * self.x @ self.Sx + self.q @ self.x)
 
     def step(self) -> None:
-        d = np.clip(self.x - self.step_size * self.grad, 0.0, self.upper) - self.x
+        d = np.clip(self.x - self.step_size * self.grad, self.lower, self.upper) - self.x
         Sd = self.matvec(d)
         dSd, gd = float(d @ Sd), float(self.grad @ d)
         t = 1.0 if dSd <= 1e-300 else min(1.0, -gd / dSd)  # exact minimiser on the segment
         self.x += t * d
         self.Sx += t * Sd
         self.grad += t * Sd
-        np.clip(self.x, 0.0, self.upper, out=self.x)
+        np.clip(self.x, self.lower, self.upper, out=self.x)
         dd = float(d @ d)
         self.step_size = min(max(dd / dSd, 1e-10), 1e10) if dSd > 1e-300 else 1e10  # BB1 step
         self.n_iter += 1
@@ -56,21 +58,21 @@ class BoxQP:
         """Newton step on the free variables (bounds with an outward gradient stay fixed), projected
         onto the box, then the exact line search of ``step`` — a gradient-projection/subspace step
         in the spirit of Moré & Toraldo (1991) that finishes once the active set is right."""
-        x, g, c = self.x, self.grad, self.upper
-        free = np.flatnonzero(((x > 0) & (x < c)) | ((x <= 0) & (g < 0)) | ((x >= c) & (g > 0)))
+        x, g, lo, c = self.x, self.grad, self.lower, self.upper
+        free = np.flatnonzero(((x > lo) & (x < c)) | ((x <= lo) & (g < 0)) | ((x >= c) & (g > 0)))
         if free.size == 0:
             return self.step()
         S_ff = S[np.ix_(free, free)]
         ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
         S_ff[np.diag_indices_from(S_ff)] += ridge
         d_free = -sla.solve(S_ff, g[free], assume_a="pos", check_finite=False)
-        d_free = np.clip(x[free] + d_free, 0.0, c) - x[free]
+        d_free = np.clip(x[free] + d_free, lo, c) - x[free]
         Sd = S[:, free] @ d_free
         dSd, gd = float(d_free @ Sd[free]), float(g[free] @ d_free)
         if dSd > 1e-300 and gd < 0:
             t = min(1.0, -gd / dSd)
             x[free] += t * d_free
-            np.clip(x, 0.0, c, out=x)
+            np.clip(x, lo, c, out=x)
             self.Sx += t * Sd
             self.grad += t * Sd
         self.n_iter += 1

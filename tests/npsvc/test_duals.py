@@ -88,3 +88,18 @@ def test_lstsvm_matches_cvxpy():
         cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL)
         np.testing.assert_allclose(res.solution["U"][:, l], u.value, atol=1e-6)
     assert res.converged and res.history["optimality"].iloc[-1] <= 1e-10
+
+
+def test_pinball_twsvm_matches_cvxpy():
+    """Pinball ℓ_d(a) = max(1 − a, τ_p(a − 1)): dual box −τ_p c ≤ λ ≤ c (Xu et al. 2017)."""
+    problem = small_problem("rbf")
+    Psi, own = problem.features.Psi, problem.own_mask()
+    res = npsvc.solve(problem, "pin-twsvm", tol=1e-10, max_iter=50_000, c=0.7, r1=0.4, tau_p=0.3)
+    assert res.converged
+    for l in range(3):
+        u = cp.Variable(Psi.shape[1])
+        a = Psi[~own[:, l]] @ u
+        obj = (0.5 * cp.sum_squares(Psi[own[:, l]] @ u) + 0.7 * cp.sum(cp.maximum(1 - a, 0.3 * (a - 1)))
+               + 0.2 * cp.sum_squares(u))
+        cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11)
+        np.testing.assert_allclose(res.solution["U"][:, l], u.value, atol=2e-5)

@@ -65,6 +65,7 @@ def test_deep_pair_radar_and_tsne():
     assert any("Fig. A.4" in t for t in titles) and any(t.startswith("t-SNE of the raw") for t in titles)
 
 
+@pytest.mark.slow
 def test_tab_runs_ablation_sensitivity_and_splits():
     at = open_page("npsvc")
     at.button(key="np.ablate").click().run()
@@ -76,7 +77,7 @@ def test_tab_runs_ablation_sensitivity_and_splits():
     titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
     assert any("Fig. 4" in t for t in titles) and any("Figs. A.2" in t for t in titles)
     table = at.dataframe[-1].value
-    assert {"SVC", "TWSVM", "LSTSVM", "K-NPSVC++"} == set(table["method"])
+    assert {"SVC", "TWSVM", "pinball TWSVM", "LSTSVM", "K-NPSVC++"} == set(table["method"])
 
 
 @pytest.mark.parametrize("content,message", [
@@ -102,6 +103,7 @@ def test_memory_budget_refusal_is_an_error(monkeypatch):
     assert any("budget" in e for e in errors(at)), errors(at)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_random_walk_over_all_widgets(seed):
     random_walk("npsvc", seed=seed, steps=6, skip_keys=("np.data", "np.problem.max_train", "np.m.dnpsvc",

@@ -68,7 +68,7 @@ def test_simplex_qp_matches_slsqp(K):
     assert f(tau) <= f(ref.x) + 1e-9
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(2, 12), st.integers(0, 10_000), st.floats(0, 100))
 def test_simplex_qp_stays_on_the_simplex(K, seed, gamma):
     rng = np.random.default_rng(seed)
