@@ -33,6 +33,34 @@ BCD_PARAMS = (
 )
 
 
+BATCH_LIMIT = 2 * 10**7  # m·d² entries: above this the per-task Gram matrices are not stored
+
+
+def _ls_moments(problem: MultiTaskProblem):
+    """Per task: (X̄ᵀX̄/n, X̄ᵀȳ/n, mean x, mean y) with X̄, ȳ centred when there is a bias. Computed once per
+    data set and reused by every U-step (they do not depend on α, β, h or M)."""
+    key = ("ls_moments", problem.intercept)
+    if key not in problem.cache:
+        data, d, m = problem.data, problem.d, problem.m
+        G, r = np.empty((m, d, d)), np.empty((m, d))
+        x_mean, y_mean = np.zeros((m, d)), np.zeros(m)
+        for ell in range(m):
+            X, y = data.task(ell)
+            if problem.intercept:
+                x_mean[ell], y_mean[ell] = X.mean(0), y.mean()
+            Xc, yc = X - x_mean[ell], y - y_mean[ell]
+            G[ell], r[ell] = Xc.T @ Xc / len(y), Xc.T @ yc / len(y)
+        problem.cache[key] = (G, r, x_mean, y_mean)
+    return problem.cache[key]
+
+
+def _u_least_squares_batched(problem: MultiTaskProblem, A_inv: np.ndarray):
+    """All tasks at once: u_ℓ = (X̄ᵀX̄/n + cA⁻¹)⁻¹ X̄ᵀȳ/n as one stacked solve."""
+    G, r, x_mean, y_mean = _ls_moments(problem)
+    U = np.linalg.solve(G + problem.c * A_inv, r[:, :, None])[:, :, 0]  # (m, d)
+    return U.T, y_mean - np.einsum("ld,ld->l", x_mean, U)
+
+
 def _u_least_squares(X, y, A, A_inv, c, intercept):
     n, d = X.shape
     x_mean, y_mean = (X.mean(0), y.mean()) if intercept else (np.zeros(d), 0.0)
@@ -85,6 +113,8 @@ def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8) -> tuple[
     """argmin over (U, b) of F(U, b, M) for the fixed M of Z (task by task)."""
     A = problem.eta * np.eye(problem.d) + Z.M
     A_inv = cho_solve(cho_factor(A), np.eye(problem.d))
+    if problem.loss == "least_squares" and problem.m * problem.d**2 <= BATCH_LIMIT:
+        return _u_least_squares_batched(problem, A_inv)
     U, b = np.empty_like(Z.U), np.zeros(problem.m)
     for ell in range(problem.m):
         X, y = problem.data.task(ell)

@@ -69,7 +69,7 @@ class MultiTaskProblem:
     beta: float
     h: int
     intercept: bool = True
-    _dual_lipschitz: np.ndarray | None = field(default=None, repr=False)
+    cache: dict = field(default_factory=dict, repr=False)  # data-only quantities, shared by with_params copies
     _measure_dual: np.ndarray | None = field(default=None, repr=False)  # warm start of the hinge prox in grad_map
 
     def __post_init__(self) -> None:
@@ -110,7 +110,9 @@ class MultiTaskProblem:
         return self.loss != "hinge"
 
     def with_params(self, **changes) -> "MultiTaskProblem":
-        return replace(self, **changes)
+        """A copy with other parameters; it shares the data-only cache unless the data change."""
+        fresh = {"cache": {}, "_measure_dual": None} if "data" in changes else {"_measure_dual": None}
+        return replace(self, **changes, **fresh)
 
     def initial_point(self) -> Point:
         """Z_0 = (U = 0, b = 0, M = (h/d) I): feasible (digest §2.1)."""
@@ -163,9 +165,9 @@ class MultiTaskProblem:
 
     # -- the prox step of Eq. (36)/(42) ---------------------------------------
     def dual_lipschitz(self) -> np.ndarray:
-        if self._dual_lipschitz is None:
-            self._dual_lipschitz = dual_lipschitz(self.data)
-        return self._dual_lipschitz
+        if "dual_lipschitz" not in self.cache:
+            self.cache["dual_lipschitz"] = dual_lipschitz(self.data)
+        return self.cache["dual_lipschitz"]
 
     def prox(self, Y: Point, L: float, warm: np.ndarray | None = None) -> tuple[Point, np.ndarray | None]:
         """argmin_{Z ∈ C} (L/2)‖Z − Y‖² + g(Z). Returns the point and the hinge dual (for warm starts)."""

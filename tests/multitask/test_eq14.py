@@ -82,6 +82,7 @@ def test_algorithm3_trace_shrinks_the_bracket(rng):
     active = [row[2] for row in trace]
     assert all(b < a for a, b in zip(inside, inside[1:]))  # breakpoints inside (t_min, t_max) strictly fewer
     assert all(b <= a for a, b in zip(active, active[1:]))
+    assert all(b <= 0.75 * a for a, b in zip(active, active[1:]))  # the paper's "at least ¼|I| per sweep"
     assert len(trace) <= 2 * np.log2(400) + 2  # the bracket loses about half its breakpoints per sweep
     t_min, t_max = zip(*[(r[0], r[1]) for r in trace])
     assert all(b >= a for a, b in zip(t_min, t_min[1:])) and all(b <= a for a, b in zip(t_max, t_max[1:]))

@@ -15,13 +15,14 @@ def reference(problem):
     return solve_cvxpy(problem)[:2]
 
 
-@pytest.mark.parametrize("loss, rel", [("least_squares", 1e-6), ("logistic", 1e-6)])
-def test_smooth_losses_all_methods_reach_the_cvxpy_optimum(loss, rel):
+@pytest.mark.parametrize("loss, rel, tol", [("least_squares", 1e-6, 1e-9),
+                                           pytest.param("logistic", 1e-6, 1e-7, marks=pytest.mark.slow)])
+def test_smooth_losses_all_methods_reach_the_cvxpy_optimum(loss, rel, tol):
     problem = tiny_problem(loss, d=5, m=3, n=8, beta=0.3)
     Z_ref, F_ref = reference(problem)
     optima = {}
     for method in ("apg", "pg", "bcd"):
-        res = mt.solve(problem, method, tol=1e-9, max_iter=5000)
+        res = mt.solve(problem, method, tol=tol, max_iter=5000)
         F = res.history["objective"].iloc[-1]
         optima[method] = res.solution
         assert F <= F_ref * (1 + rel), method  # never worse than the conic solver
