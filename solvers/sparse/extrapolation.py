@@ -21,10 +21,10 @@ from ..core import Param
 from .problem import Point, SparseProblem
 
 EXTRAPOLATION_PARAMS: tuple[Param, ...] = (
-    Param("sigma", 0.05, float, low=0, high=1, low_strict=True, high_strict=True,
-          help="sufficient-decrease constant of (12)", symbol=r"\sigma"),
+    Param("sigma", 0.05, float, low=0, high=1, low_strict=True, high_strict=True, log=True,
+          help="sufficient-decrease constant of (12)", symbol=r"\sigma", ui_range=(1e-4, 0.5)),
     Param("eta", 0.5, float, low=0, high=1, low_strict=True, high_strict=True,
-          help="backtracking factor of (12)", symbol=r"\eta"),
+          help="backtracking factor of (12)", symbol=r"\eta", ui_range=(0.05, 0.95)),
     Param("eps", 1e-20, float, low=0, high=1, low_strict=True, high_strict=True, log=True,
           help="extrapolate only if the direction quality ζ of (20) is at least ε", symbol=r"\epsilon",
           ui_range=(1e-20, 0.9)),

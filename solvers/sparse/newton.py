@@ -24,14 +24,14 @@ NEWTON_PARAMS: tuple[Param, ...] = (
           help="switch to Newton steps once the support has been unchanged for S iterations", symbol="S"),
     Param("t_newton", 1, int, low=1, high=100, help="Newton (SSN) steps between two PG steps", symbol="t"),
     Param("beta", 0.5, float, low=0, high=1, low_strict=True, high_strict=True,
-          help="Armijo backtracking factor of (26)", symbol=r"\beta"),
-    Param("sigma2", 1e-3, float, low=0, high=1, low_strict=True, high_strict=True,
-          help="Armijo constant of (26)", symbol=r"\sigma_2"),
+          help="Armijo backtracking factor of (26)", symbol=r"\beta", ui_range=(0.05, 0.95)),
+    Param("sigma2", 1e-3, float, low=0, high=1, low_strict=True, high_strict=True, log=True,
+          help="Armijo constant of (26)", symbol=r"\sigma_2", ui_range=(1e-5, 0.5)),
     Param("max_line_search", 30, int, low=0, high=200,
           help="Newton step fails if (26) needs more than this many halvings"),
     Param("damping_c", 0.0, float, low=0.0, help="damping c of c‖g‖^ρ I (0 = off)", symbol="c", ui_range=(0.0, 1.0)),
     Param("damping_rho", 1.0, float, low=0.0, high=1.0, low_strict=True, help="damping exponent ρ",
-          symbol=r"\rho"),
+          symbol=r"\rho", ui_range=(0.05, 1.0)),
 )
 
 

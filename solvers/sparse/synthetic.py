@@ -19,6 +19,8 @@ from sklearn.preprocessing import normalize
 from ..core import InputError, Param, check_memory
 from ..datasets import SEED, Dataset, Generator, register_generator
 
+MAX_DENSE_ENTRIES = 25_000_000  # 200 MB of float64: beyond this, real work wants a sparse X
+
 GENERATOR_PARAMS: list[Param] = [
     Param("m", 100, int, low=2, high=10**6, help="training samples", ui_range=(10, 5000)),
     Param("n", 500, int, low=2, high=10**7, help="features", ui_range=(10, 50_000)),
@@ -42,6 +44,9 @@ def _design(rng: np.random.Generator, rows: int, n: int, rho: float, density: fl
         X = sp.random(rows, n, density=density, format="csr", random_state=rng,
                       data_rvs=lambda size: np.abs(rng.standard_normal(size)) + 0.1)
         return normalize(X, norm="l2", axis=1)
+    if rows * n > MAX_DENSE_ENTRIES:
+        raise InputError(f"a dense {rows} × {n} X has {rows * n:,} entries (limit {MAX_DENSE_ENTRIES:,}); "
+                         "lower m or n, or set density below 1 for a sparse X")
     check_memory(rows * n * 8 * 2, f"a dense {rows} × {n} X")
     E = rng.standard_normal((rows, n))
     if rho == 0.0:
