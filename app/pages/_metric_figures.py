@@ -200,7 +200,7 @@ def metric_figures(problem: TripletProblem, M: np.ndarray) -> tuple[go.Figure, g
     return heat, spec, both
 
 
-def knn_figure(problem: TripletProblem, run: dict, points: int = 25) -> go.Figure:
+def knn_figure(problem: TripletProblem, run: dict, points: int = 12) -> go.Figure:
     table = run["table"]
     idx = np.unique(np.linspace(1, len(table) - 1, min(points, len(table) - 1)).astype(int))
     acc = [analysis.knn_accuracy(problem, run["path"].solutions[i]) for i in idx]

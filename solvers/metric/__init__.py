@@ -30,6 +30,8 @@ PROBLEM_PARAMS = [
           symbol=r"\gamma", ui_range=(0.0, 0.5)),
     Param("diagonal", False, bool, help="learn a diagonal M (App. B) instead of a full PSD matrix"),
     Param("scale", True, bool, help="min–max scale every feature to [−1, 1] as LIBSVM's .scale files"),
+    Param("backend", "pairs", str, choices=("pairs", "triplets"),
+          help="pairs: ⟨H, M⟩ from cached pair distances, O(1) per triplet; triplets: O(d²) per triplet (paper)"),
     Param("max_samples", 0, int, low=0, high=100_000, help="class-stratified random subsample size; 0 = all samples",
           ui_range=(0, 2000)),
     SEED,
@@ -115,7 +117,7 @@ def make_problem(dataset: Dataset, **problem_params) -> TripletProblem:
     rows = subsample_rows(np.asarray(dataset.y), p["max_samples"], p["seed"])
     X = dataset.as_vectors()[rows]
     return make_triplet_problem(X, np.asarray(dataset.y)[rows], k=p["k"] or None, gamma=p["gamma"],
-                                diagonal=p["diagonal"], scale=p["scale"], name=dataset.name)
+                                diagonal=p["diagonal"], scale=p["scale"], name=dataset.name, backend=p["backend"])
 
 
 __all__ = [

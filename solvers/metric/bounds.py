@@ -32,8 +32,7 @@ class Sphere:
 def gradient_bound(rp: ReducedProblem, ev: Evaluation, lam: float) -> Sphere:
     """GB (Thm 3.2): Q = M − ∇P(M)/(2λ), r = ‖∇P(M)‖/(2λ). The linear rule uses P = −Q_- (App. E)."""
     Q = ev.M - ev.grad / (2.0 * lam)
-    _, Q_minus = rp.problem.psd_split(Q)
-    return Sphere("gb", Q, math.sqrt(inner(ev.grad, ev.grad)) / (2.0 * lam), False, -Q_minus)
+    return Sphere("gb", Q, math.sqrt(inner(ev.grad, ev.grad)) / (2.0 * lam), False, rp.problem.supporting_normal(Q))
 
 
 def projected_gradient_bound(rp: ReducedProblem, ev: Evaluation, lam: float) -> Sphere:

@@ -117,7 +117,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         n_path = (int(in_L.sum()), int(in_R.sum()))
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
         res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, in_L=in_L, in_R=in_R,
-                       screening=dynamic, active_set=active_set, refresh=refresh)
+                       screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False)
         M, gap, eps_prev = res.solution["M"], res.info["abs_gap"], eps
         eps = math.sqrt(2.0 * gap / lam)
         step_time = screen_time + res.info["time"]

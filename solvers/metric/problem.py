@@ -62,6 +62,7 @@ class TripletProblem:
     gamma: float
     diagonal: bool
     name: str = "data"
+    backend: str = "pairs"  # "pairs": O(1) per triplet via pair values; "triplets": O(d²) per triplet (paper's cost)
     U: np.ndarray = field(init=False, repr=False)  # pair features: u_p (full) or u_p∘u_p (diagonal)
     h_norm: np.ndarray = field(init=False, repr=False)  # ‖H_t‖_F (or ‖h_t‖₂)
 
@@ -106,6 +107,14 @@ class TripletProblem:
         plus = np.maximum(A, 0.0) if self.diagonal else project_psd(A)
         return plus, A - plus
 
+    def supporting_normal(self, A: np.ndarray) -> np.ndarray:
+        """P = −A_- = [−A]_+, built as a PSD matrix so that ⟨P, X⟩ ≥ 0 for every X ⪰ O holds exactly (Fig. 2).
+
+        Not A_+ − A: when A_- is tiny that difference is rounding noise, not PSD, and the half-space it defines
+        can cut the cone (we saw false screens from it).
+        """
+        return np.maximum(-A, 0.0) if self.diagonal else project_psd(-A)
+
     # -- triplet quantities through pairs (digest §1.6) --------------------------------------------------------
     def pair_values(self, M: np.ndarray, pair_rows: np.ndarray | None = None) -> np.ndarray:
         """u_pᵀ M u_p for the pairs (all, or ``pair_rows``)."""
@@ -114,6 +123,8 @@ class TripletProblem:
 
     def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """⟨H_t, M⟩ = d²_M(x_i, x_l) − d²_M(x_i, x_j) for all triplets or those in ``idx``."""
+        if self.backend == "triplets":
+            return self.subset(np.arange(self.n_triplets) if idx is None else idx).margins(M)
         q = self.pair_values(M)
         T = self.triplets
         if idx is None:
@@ -148,6 +159,8 @@ class TripletSubset:
         """Mark the pairs the triplets use and renumber them: O(|idx| + #pairs), no sorting."""
         T = problem.triplets
         same, diff = T.same[idx], T.diff[idx]
+        if problem.backend == "triplets":  # per-triplet vectors are gathered at each use instead
+            return cls(problem, idx, np.arange(len(T.pairs)), same, diff)
         used = np.zeros(len(T.pairs), dtype=bool)
         used[same] = True
         used[diff] = True
@@ -158,11 +171,21 @@ class TripletSubset:
         return int(self.idx.size)
 
     def margins(self, M: np.ndarray) -> np.ndarray:
+        if self.problem.backend == "triplets":  # aᵀMa − bᵀMb per triplet, O(d²) each as in the paper's cost model
+            a, b = self.problem.U[self.diff], self.problem.U[self.same]
+            if self.problem.diagonal:
+                return a @ M - b @ M
+            return np.einsum("ij,ij->i", a @ M, a) - np.einsum("ij,ij->i", b @ M, b)
         q = self.problem.pair_values(M, self.pair_rows)
         return q[self.diff] - q[self.same]
 
     def combine(self, weights: np.ndarray) -> np.ndarray:
         """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product)."""
+        if self.problem.backend == "triplets":  # Σ w (aaᵀ − bbᵀ) = Aᵀ diag(w) A − Bᵀ diag(w) B
+            a, b = self.problem.U[self.diff], self.problem.U[self.same]
+            if self.problem.diagonal:
+                return weights @ a - weights @ b
+            return (a.T * weights) @ a - (b.T * weights) @ b
         P = self.pair_rows.size
         w = np.bincount(self.diff, weights, minlength=P) - np.bincount(self.same, weights, minlength=P)
         U = self.problem.U[self.pair_rows]
@@ -244,7 +267,7 @@ def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
 
 # -- construction and validation -----------------------------------------------------------------------------------
 def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, diagonal: bool = False,
-                         scale: bool = True, name: str = "data") -> TripletProblem:
+                         scale: bool = True, name: str = "data", backend: str = "pairs") -> TripletProblem:
     """Validated problem from raw data: checks labels, NaNs and the memory budget before building triplets."""
     X = check_array(X, "X", allow_sparse=True)
     if hasattr(X, "toarray"):
@@ -253,8 +276,10 @@ def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, dia
     _, codes = check_labels(y, min_classes=2, min_per_class=2, what="triplet metric learning")
     if not 0 <= gamma < 1:
         raise InputError(f"gamma = {gamma} must be in [0, 1) (0 is the hinge loss)")
+    if backend not in ("pairs", "triplets"):
+        raise InputError(f"backend = {backend!r}; choose pairs or triplets")
     if k is not None and k < 1:
         raise InputError(f"k = {k} must be at least 1 (or None for all triplets)")
     X = scale_to_unit_box(X) if scale else X
     triplets = build_triplets(X, codes, k)
-    return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name)
+    return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name, backend)

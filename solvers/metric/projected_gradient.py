@@ -58,16 +58,19 @@ def initial_step(problem: TripletProblem, lam: float) -> float:
 
 
 def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, screening: Screening,
-                   log: ScreeningLog, iteration: int, normal: np.ndarray | None = None
+                   log: ScreeningLog, iteration: int, last_step: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """Union of the rule's verdicts over every bound at the current iterate; None when nothing new was screened.
 
-    ``normal`` is −A_- from the last projection A ↦ [A]_+, a free supporting hyperplane of the PSD cone (Fig. 2)
-    that the linear rule uses for bounds without their own (DGB, CDGB).
+    ``last_step`` is A = M − η∇P̃ of the last projection A ↦ [A]_+; P = −A_- is a supporting hyperplane of the
+    PSD cone (Fig. 2) that the linear rule uses for bounds without their own (PGB, DGB, CDGB).
     """
     started = time.perf_counter()
     in_L, in_R = rp.in_L.copy(), rp.in_R.copy()
     radii = {}
+    normal = None
+    if screening.rule == "linear" and last_step is not None:
+        normal = rp.problem.supporting_normal(last_step)
     for name in screening.bounds:
         sphere = dynamic_sphere(name, rp, ev, lam, gap)
         if sphere.normal is None and normal is not None:
@@ -88,8 +91,11 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
 def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float, max_iter: int,
              time_limit: float | None = None, callback=None, in_L: np.ndarray | None = None,
              in_R: np.ndarray | None = None, screening: Screening = Screening(), active_set: bool = False,
-             refresh: int = 10) -> Result:
-    """Minimise P̃_λ from M0 with the given screened sets; returns M and the final screened sets."""
+             refresh: int = 10, screen_at_start: bool = True) -> Result:
+    """Minimise P̃_λ from M0 with the given screened sets; returns M and the final screened sets.
+
+    ``screen_at_start=False`` skips the dynamic screening at iteration 0 (the path has just screened there).
+    """
     none = np.zeros(problem.n_triplets, dtype=bool)
     rp = ReducedProblem(problem, none if in_L is None else in_L, none if in_R is None else in_R)
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="gap")
@@ -102,7 +108,7 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     full = ev
     recent: deque = deque(maxlen=_NONMONOTONE_MEMORY)
     prev: tuple[np.ndarray, np.ndarray] | None = None
-    normal = None
+    last_step = None
     gap = math.inf
     for k in itertools.count():
         if k % check_every == 0:
@@ -115,8 +121,8 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             if status:
                 break
             refreshed = False
-            if screening.active and k % screening.period == 0:
-                masks = dynamic_screen(rp, full, lam, gap, screening, log, k, normal)
+            if screening.active and k % screening.period == 0 and (k > 0 or screen_at_start):
+                masks = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
                 if masks is not None:
                     rp = ReducedProblem(problem, *masks)
                     full = rp.evaluate(M, lam)
@@ -138,13 +144,13 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
         recent.append(ev.primal)
         reference = max(recent)
         for _ in range(_MAX_HALVINGS):
-            M_new, A_minus = problem.psd_split(M - eta * G)
+            M_new, _ = problem.psd_split(M - eta * G)
             ev_new = rp.evaluate(M_new, lam, working)
             if ev_new.primal <= reference - _SUFFICIENT_DECREASE * inner(G, M - M_new):
                 break
             eta *= 0.5
         prev = (M, G)
-        M, ev, normal = M_new, ev_new, -A_minus
+        M, ev, last_step = M_new, ev_new, M - eta * G
     info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam}
     solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R}
     result = rec.result(solution, **info)

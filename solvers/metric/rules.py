@@ -25,12 +25,11 @@ def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray, rule: str) 
     """Boolean masks (to L*, to R*) over the triplets ``idx`` under ``sphere`` with ``rule``."""
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}")
-    sub = problem.subset(idx)
-    hQ = sub.margins(sphere.center)
+    hQ = problem.margins(sphere.center, idx)
     nu = problem.h_norm[idx]
     lower, upper = hQ - sphere.radius * nu, hQ + sphere.radius * nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
     if rule == "linear" and sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0:
-        hP = sub.margins(sphere.normal)
+        hP = problem.margins(sphere.normal, idx)
         lower = np.maximum(lower, linear_rule_min(hQ, hP, nu, sphere))
         upper = np.minimum(upper, -linear_rule_min(-hQ, -hP, nu, sphere))
     to_L, to_R = upper < 1.0 - problem.gamma, lower > 1.0
@@ -79,7 +78,7 @@ def semidefinite_rule(problem: TripletProblem, sphere: Sphere, idx: np.ndarray, 
     dist0 = X0 - sphere.center
     if inner(dist0, dist0) > sphere.radius ** 2:
         return np.zeros(idx.size, bool), np.zeros(idx.size, bool)
-    hX0 = hQ if sphere.center_is_psd else problem.subset(idx).margins(X0)
+    hX0 = hQ if sphere.center_is_psd else problem.margins(X0, idx)
     to_L, to_R = np.zeros(idx.size, bool), np.zeros(idx.size, bool)
     for C, side, mask in ((1.0, "R", hX0 > 1.0), (1.0 - problem.gamma, "L", hX0 < 1.0 - problem.gamma)):
         rows = np.flatnonzero(mask)

@@ -107,3 +107,15 @@ def test_rules_are_monotone(fixture, request):
         L, R = screen(problem, pgb, idx, "sphere")
         assert np.all((L | R) <= verdicts["linear"])  # App. E: GB + linear(P = −Q_-) ⊇ PGB sphere
         assert verdicts["sdp"].sum() >= verdicts["linear"].sum()
+
+
+def test_supporting_normal_is_psd_even_when_the_negative_part_is_rounding_noise(iris_tiny):
+    """Regression: P = A_+ − A built by subtraction is noise when A_- ≈ 0 and cut the cone (false screens)."""
+    rng = np.random.default_rng(3)
+    V = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+    A = (V * np.array([5.0, 2.0, 1.0, -1e-15])) @ V.T
+    P = iris_tiny.supporting_normal(A)
+    assert np.linalg.eigvalsh(P).min() >= -1e-300
+    for _ in range(100):
+        X = random_psd(4, rng)
+        assert np.sum(P * X) >= 0

@@ -99,3 +99,18 @@ def test_memory_budget_refuses_with_the_count(monkeypatch):
     X = np.random.default_rng(5).standard_normal((30, 2))
     with pytest.raises(InputError, match="triplets"):
         build_triplets(X, np.arange(30) % 2, None)
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_triplet_backend_equals_pair_backend(diagonal):
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((14, 3))
+    y = np.arange(14) % 2
+    pairs = make_triplet_problem(X, y, k=None, diagonal=diagonal, scale=False)
+    trips = make_triplet_problem(X, y, k=None, diagonal=diagonal, scale=False, backend="triplets")
+    M = random_psd(3, rng)
+    M = np.diag(M) if diagonal else M
+    idx = rng.choice(pairs.n_triplets, 50, replace=False)
+    np.testing.assert_allclose(trips.margins(M, idx), pairs.margins(M, idx), atol=1e-12)
+    w = rng.random(50)
+    np.testing.assert_allclose(trips.subset(idx).combine(w), pairs.subset(idx).combine(w), atol=1e-10)

@@ -1,0 +1,82 @@
+"""AppTest of app/pages/metric.py: default run, every bound and rule, extreme values, bad input, random walk."""
+import pytest
+
+from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+
+
+@pytest.fixture(scope="module")
+def page():
+    return open_page("metric")
+
+
+def test_default_run_draws_every_chart(page):
+    assert_clean(page)
+    names = trace_names(page)
+    assert {"Naive (no screening)", "PGB", "RRPB"} <= names
+    assert {"GB (r = ", "optimum M*"} & {n[:8] for n in names if n} or "optimum M*" in names
+    figs = plotly_figures(page)
+    titles = [f["layout"]["title"]["text"] for f in figs]
+    for expected in ("Screening rate along the regularisation path", "CPU time ratio", "Total path time",
+                     "Dynamic screening rate", "Range-based screening rate", "Radius of each sphere", "Margins at",
+                     "Learned metric", "Eigenvalues of M", "3-NN accuracy", "Geometry of the bounds", "safety audit"):
+        assert any(expected in t for t in titles), expected
+    assert any(f["layout"].get("yaxis", {}).get("type") == "log" for f in figs)
+    for f in figs:
+        layout = f["layout"]
+        assert layout.get("xaxis", {}).get("title", {}).get("text"), layout["title"]["text"]
+    audit = [df for df in (d.value for d in page.dataframe) if "false screens (must be 0)" in df]
+    assert audit and (audit[0]["false screens (must be 0)"] == 0).all()
+
+
+@pytest.mark.slow
+def test_every_bound_and_rule_runs():
+    at = open_page("metric")
+    at.multiselect(key="ml.bounds").set_value(["naive", "gb", "pgb", "dgb", "cdgb", "rrpb", "rrpb+pgb"]).run()
+    at.multiselect(key="ml.rules").set_value(["sphere", "linear", "sdp"]).run()
+    at.slider(key="ml.problem.k").set_value(2).run()
+    click_run(at)
+    assert_clean(at)
+    names = trace_names(at)
+    for bound in ("GB", "PGB", "DGB", "CDGB", "RRPB", "RRPB+PGB"):
+        for rule in ("sphere", "sphere + linear", "sphere + semidefinite"):
+            assert f"{bound} · {rule}" in names
+    audit = [df for df in (d.value for d in at.dataframe) if "false screens (must be 0)" in df][0]
+    assert (audit["false screens (must be 0)"] == 0).all()
+
+
+@pytest.mark.slow
+def test_extreme_values_never_crash():
+    at = open_page("metric")
+    at.slider(key="ml.path.rho").set_value(0.5).run()  # short paths for the rest of the test
+    for key, value in (("ml.problem.gamma", 0.0), ("ml.problem.gamma", 0.5), ("ml.problem.k", 1)):
+        at.slider(key=key).set_value(value).run()
+        assert_clean(at)
+    at.number_input(key="ml.path.period").set_value(1).run()
+    at.toggle(key="ml.problem.diagonal").set_value(True).run()
+    at.toggle(key="ml.path.active_set").set_value(True).run()
+    at.toggle(key="ml.path.range_screening").set_value(True).run()
+    assert_clean(at)
+    at.select_slider(key="ml.stop.max_iter").set_value(10).run()
+    click_run(at)
+    assert_clean(at)
+
+
+def test_bad_input_shows_an_error_not_a_traceback(monkeypatch):
+    at = open_page("metric")
+    at.radio(key="ml.data.source").set_value("synthetic").run()
+    at.number_input(key="ml.data.gen.metric-blobs.n_samples").set_value(4).run()
+    click_run(at)
+    assert not at.exception
+    assert any("1 sample(s)" in e for e in errors(at))
+    monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", "2000")
+    at.number_input(key="ml.data.gen.metric-blobs.n_samples").set_value(60).run()
+    click_run(at)
+    assert not at.exception
+    assert any("triplets" in e and "budget" in e for e in errors(at))
+
+
+@pytest.mark.slow
+def test_random_walk_never_raises():
+    random_walk("metric", seed=3, steps=8,
+                skip_keys=("ml.data", "ml.problem.k", "ml.problem.max_samples", "ml.rules", "ml.path.rho",
+                           "ml.path.max_steps", "ml.stop.tol", "ml.problem.scale"))
