@@ -22,7 +22,7 @@ STOPPING = [
     Param("time_limit", 20.0, float, low=1, high=120, help="solver seconds per method"),
 ]
 DATA_LIMITS = [
-    Param("n_max", 1000, int, low=20, high=3000, log=True, help="training samples used at most (a seeded subsample)",
+    Param("n_max", 500, int, low=20, high=3000, log=True, help="training samples used at most (a seeded subsample)",
           ui_range=(20, 3000)),
 ]
 FADMM_MAX_ENTRIES = 400_000  # n·pq above which F-ADMM's QP per step takes too long for a page

@@ -13,7 +13,8 @@ finer than the current primal infeasibility warrants, and fine enough that η_kk
 reachable. σ grows ×1.2 every second step up to σ_∞ = 1e6 (the authors' schedule), and ×3 after
 a step that failed to halve the primal infeasibility max(η_λ, η_Λ): without that safeguard the
 schedule needs ~60 steps on unscaled data such as digits (pixels 0–16) where σ₀ = min(100C, 3000)
-is far too small.
+is far too small. σ stays put once the primal infeasibility is below ε (in degenerate cases such
+as W = 0 at huge τ the primal residual reaches 1e-13 while η_W lags; growing σ then only hurt).
 """
 from __future__ import annotations
 
@@ -96,6 +97,8 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
         res["kkt"] = max(res.values())
         pinf_prev, pinf = pinf, max(res["eta_lambda"], res["eta_Lambda"])
         yield k, pt, stats, res, v, U
+        if pinf <= tol:  # primal side done: a larger σ would only make the subproblem harder
+            continue
         if pinf > SLOW_PROGRESS * pinf_prev:  # primal infeasibility stalls: σ too small for this scaling
             state.sigma = min(SIGMA_FAST * state.sigma, sigma_max)
         elif k % SIGMA_EVERY == 0:
