@@ -112,7 +112,7 @@ def regions_figure(xs: np.ndarray, ys: np.ndarray, grid_codes: np.ndarray, grid_
                                  marker=dict(size=6, color=class_color(l), line=dict(color="white", width=0.5))))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
-    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(legend=dict(orientation="h", y=-0.2), legend_title_text="")
     return fig
 
 
