@@ -143,7 +143,7 @@ def school_table(splits: int, seed: int) -> None:
     print("| split | single-task ridge RMSE (λ) | rASO RMSE (α, β, h) | pooled RMSE | rASO better by |")
     print("|---|---|---|---|---|")
     ridge_grid = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-    raso_grid = [(a, b, h) for a in (0.01, 0.1, 1.0, 10.0) for b in (1e-3, 1e-2) for h in (1, 2, 3, 5)]
+    raso_grid = [(a, b, h) for a in (0.1, 1.0, 10.0, 100.0) for b in (1e-3, 1e-2) for h in (1, 2, 3, 5)]
     scores = []
     for split in range(splits):
         train, test = split_rows(ds, 0.3, seed=seed + split)

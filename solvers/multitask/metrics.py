@@ -50,8 +50,7 @@ def single_task(problem: MultiTaskProblem, tol: float = 1e-8) -> dict:
 def pooled(problem: MultiTaskProblem, tol: float = 1e-8) -> dict:
     """One predictor for all tasks: every row in one task, the same ridge weight α + β."""
     data = problem.data
-    one = from_tasks([(data.X, data.y)], "least_squares")
-    one.y, one.classes = data.y, [(-1.0, 1.0)] if data.classes else []
+    one = from_tasks([(data.X, data.y)], problem.loss)  # labels are already ±1 for classification losses
     sol = solve(make_problem(one, loss=problem.loss, alpha=problem.alpha, beta=problem.beta, h=0,
                              intercept=problem.intercept), "bcd", tol=tol, max_iter=200).solution
     return {"U": np.repeat(sol["U"], data.n_tasks, axis=1), "b": np.repeat(sol["b"], data.n_tasks)}

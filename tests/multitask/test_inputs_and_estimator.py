@@ -117,3 +117,20 @@ def test_school_tasks():
     problem = mt.make_problem(ds, rows=train, h=2)
     assert problem.m == 139 and problem.d == 28
     assert mt.task_index(ds, problem.data, test).max() == 138
+
+
+def test_held_out_errors_and_baselines():
+    from solvers.multitask import metrics
+    ds = datasets.generate("multitask-subspace", d=6, m=3, n_per_task=10, n_test=7, seed=2)
+    train, test = mt.split_rows(ds)
+    problem = mt.make_problem(ds, rows=train, h=2)
+    sol = mt.solve(problem, "bcd", tol=1e-8, max_iter=500).solution
+    err = metrics.per_task_error(sol, ds, problem.data, test, "least_squares")
+    for ell in range(3):  # by hand: RMSE over the task's test rows
+        rows = test[ds.groups[test] == ell]
+        pred = ds.X[rows] @ sol["U"][:, ell] + sol["b"][ell]
+        assert err[ell] == pytest.approx(np.sqrt(np.mean((pred - ds.y[rows]) ** 2)))
+    pooled = metrics.pooled(problem)
+    assert np.allclose(pooled["U"], pooled["U"][:, :1]) and np.allclose(pooled["b"], pooled["b"][0])
+    stl = metrics.single_task(problem)
+    np.testing.assert_allclose(stl["M"], 0.0, atol=1e-12)
