@@ -28,6 +28,12 @@ KAPPAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4, 2.6, 2.8, 
 TOLERANCES = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # Fig. 5
 
 
+@st.cache_resource(max_entries=8, show_spinner="Computing L = σ_max(X)²…")
+def build_problem(_train, data_key: str, frozen_params: tuple) -> fam.SparseProblem:
+    """Problem (1) for these data and settings; cached because L needs a top singular value."""
+    return fam.make_problem(_train, **dict(frozen_params))
+
+
 def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd.DataFrame:
     rows = []
     for label, r in results.items():
@@ -156,9 +162,9 @@ def main() -> None:
     train, test = fam.train_test(ds, split["test_fraction"])
     if train.n_samples < 2:
         raise InputError("the training part has fewer than 2 rows; lower the test fraction")
-    problem = fam.make_problem(train, **problem_params)
-    labels = {fam.METHODS[m].label: m for m in chosen}
     data_key = (ds.meta["key"], split["test_fraction"])
+    problem = build_problem(train, ui.config_key(data_key), tuple(sorted(problem_params.items())))
+    labels = {fam.METHODS[m].label: m for m in chosen}
     jobs = [ui.Job(fam.METHODS[m].label, ui.config_key(KEY, data_key, problem_params, m, per_method[m], stop),
                    lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
             for m in chosen]

@@ -108,8 +108,7 @@ class SparseProblem:
             raise InputError("X is all zeros: no feature carries information, so there is nothing to fit")
         self.L = sigma2 / 4 + self.ridge if (self.loss == "logistic" and self.lipschitz == "tight") else sigma2 + self.ridge
         self.lam = self.step_factor / self.L
-        self._cols_key: bytes | None = None
-        self._cols = None
+        self._cols: tuple[bytes | None, object] = (None, None)
 
     # -- sizes and constants ---------------------------------------------------
     @property
@@ -157,10 +156,11 @@ class SparseProblem:
     def columns(self, J: np.ndarray):
         """X_{:,J} (dense copy or CSC slice), cached for the last J (Newton reuses it while J is identified)."""
         key = J.tobytes()
-        if key != self._cols_key:
-            self._cols = self._csc[:, J] if self._csc is not None else self.X[:, J]
-            self._cols_key = key
-        return self._cols
+        cached_key, cols = self._cols
+        if key != cached_key:
+            cols = self._csc[:, J] if self._csc is not None else self.X[:, J]
+            self._cols = (key, cols)  # one assignment: safe when a page shares the problem across threads
+        return cols
 
     def margin(self, w: np.ndarray, J: np.ndarray) -> np.ndarray:
         """Xw for w supported in J, through the s columns only."""

@@ -71,3 +71,16 @@ def test_real_gene_expression_sets_converge_with_apg_plus(name):
         r = solve(pb, "apg+", tol=1e-6, max_iter=2000)
         assert r.status == "converged" and r.info["grad_evals"] < 200
         assert np.count_nonzero(r.solution["w"]) <= pb.s
+
+
+@pytest.mark.parametrize("name", ["phishing", "a9a"])
+def test_real_sparse_csr_sets_run_without_densifying(name):
+    if not datasets.REAL[name].available():
+        pytest.skip(f"{name} is not in the data directory ({datasets.REAL[name].files[0]})")
+    ds = datasets.load(name)
+    rows = np.arange(0, ds.n_samples, 10)  # every 10th row keeps the test small
+    pb = make_problem(ds.subset(rows), loss="logistic", s=10, mu=1e-2)
+    assert sp.issparse(pb.X)
+    r = solve(pb, "apg+", tol=1e-6, max_iter=3000)
+    assert r.status == "converged" and np.count_nonzero(r.solution["w"]) <= 10
+    assert pb.residual(r.solution["w"]) < 1e-5
