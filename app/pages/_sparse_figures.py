@@ -113,3 +113,28 @@ def toy_figure(X: np.ndarray, y: np.ndarray, paths: Mapping[str, np.ndarray], ke
                                  line=dict(color=ui.method_color(keys[label]), width=2), marker=dict(size=7)))
     fig.update_yaxes(scaleanchor="x")
     return fig
+
+
+def toy_figure_3d(paths: Mapping[str, np.ndarray], keys: Mapping[str, str], s: int) -> go.Figure:
+    """Iterates in R³ over the feasible set: the three axes (s = 1) or the three coordinate planes (s = 2)."""
+    lim = 1.2 * max(1.0, *(np.abs(p).max() for p in paths.values()))
+    fig = go.Figure()
+    fig.update_layout(title=f"PG and APG in R³ with s = {s}: the feasible set is the union of the coordinate "
+                            f"{'axes' if s == 1 else 'planes'}", height=600, margin=dict(l=0, r=0, t=50, b=0),
+                      scene=dict(xaxis_title="w₁", yaxis_title="w₂", zaxis_title="w₃", aspectmode="cube"))
+    if s == 1:
+        for axis in np.eye(3):
+            seg = np.outer([-lim, lim], axis)
+            fig.add_trace(go.Scatter3d(x=seg[:, 0], y=seg[:, 1], z=seg[:, 2], mode="lines", showlegend=False,
+                                       line=dict(color="#333333", width=5), hoverinfo="skip"))
+    else:
+        g = np.array([-lim, lim])
+        A, B = np.meshgrid(g, g)
+        Z = np.zeros_like(A)
+        for xyz in ((A, B, Z), (A, Z, B), (Z, A, B)):  # the planes w₃ = 0, w₂ = 0, w₁ = 0
+            fig.add_trace(go.Surface(x=xyz[0], y=xyz[1], z=xyz[2], showscale=False, opacity=0.25,
+                                     colorscale=[[0, "#888888"], [1, "#888888"]], hoverinfo="skip"))
+    for label, path in paths.items():
+        fig.add_trace(go.Scatter3d(x=path[:, 0], y=path[:, 1], z=path[:, 2], mode="lines+markers", name=label,
+                                   line=dict(color=ui.method_color(keys[label]), width=5), marker=dict(size=4)))
+    return fig

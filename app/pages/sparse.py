@@ -9,6 +9,7 @@ from app import ui
 from app.pages._sparse_algorithm import algorithm_tab
 from app.pages._sparse_figures import (
     coefficients, extrapolation_steps, objective_gap, residual_with_events, support_changes, sweep_figure, toy_figure,
+    toy_figure_3d,
 )
 from solvers import sparse as fam
 from solvers.core import InputError, Param
@@ -112,27 +113,42 @@ def sweeps_tab(train, test, problem_params, chosen, per_method, stop) -> dict:
     return figures
 
 
-def toy_tab() -> None:
-    st.markdown("Least squares in the plane with s = 1: the feasible set is the union of the two axes. "
-                "PG hops from axis to axis until the support settles; APG then extrapolates along the axis.")
-    c1, c2, c3 = st.columns(3)
-    rho = c1.slider("feature correlation ρ", -0.95, 0.95, 0.6, 0.05, key=f"{KEY}.toy_rho")
-    angle = c2.slider("direction of y [degrees]", 0, 180, 35, 5, key=f"{KEY}.toy_angle")
-    steps = c3.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps")
-    X = np.array([[1.0, rho], [0.0, np.sqrt(1 - rho * rho)]])
-    y = 2.0 * np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
-    problem = fam.SparseProblem(X, y, loss="ls", s=1)
+def toy_paths(problem: fam.SparseProblem, steps: int) -> tuple[dict, dict]:
+    """The points zᵏ (from w⁰ = 0) that PG, APG and APG+ visit in their first ``steps`` iterations."""
     paths, keys = {}, {}
     for m in ("pg", "apg", "apg+"):
-        pts = [np.zeros(2)]
-        for k in range(1, steps + 1):  # the point zᵏ each run of k iterations returns
+        pts = [np.zeros(problem.n)]
+        for k in range(1, steps + 1):  # a run of k iterations returns zᵏ
             r = fam.solve(problem, m, tol=1e-12, max_iter=k)
             pts.append(r.solution["w"])
             if r.status == "converged":
                 break
         paths[fam.METHODS[m].label] = np.array(pts)
         keys[fam.METHODS[m].label] = m
-    st.plotly_chart(toy_figure(X, y, paths, keys), key=f"{KEY}.toy")
+    return paths, keys
+
+
+def toy_tab() -> None:
+    st.markdown("Least squares f(w) = ½‖Xw − y‖² on a union of coordinate subspaces. PG hops between "
+                "subspaces until the support settles (Thm 2.1 b); APG then extrapolates inside the subspace "
+                "and APG+ finishes with a Newton step.")
+    c1, c2, c3, c4 = st.columns(4)
+    dim = c1.radio("space", ["2-D, s = 1", "3-D, s = 1", "3-D, s = 2"], key=f"{KEY}.toy_dim")
+    rho = c2.slider("feature correlation ρ", -0.95, 0.95, 0.6, 0.05, key=f"{KEY}.toy_rho")
+    angle = c3.slider("direction of y [degrees]", 0, 180, 35, 5, key=f"{KEY}.toy_angle")
+    steps = c4.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps")
+    direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    if dim.startswith("2-D"):
+        X = np.array([[1.0, rho], [0.0, np.sqrt(1 - rho * rho)]])
+        y = 2.0 * direction
+        paths, keys = toy_paths(fam.SparseProblem(X, y, loss="ls", s=1), steps)
+        st.plotly_chart(toy_figure(X, y, paths, keys), key=f"{KEY}.toy")
+        return
+    X = np.linalg.cholesky(np.array([[1.0, rho, rho**2], [rho, 1.0, rho], [rho**2, rho, 1.0]])).T  # XᵀX = Toeplitz
+    y = 2.0 * np.r_[direction * 0.8, 0.6]
+    s = int(dim[-1])
+    paths, keys = toy_paths(fam.SparseProblem(X, y, loss="ls", s=s), steps)
+    st.plotly_chart(toy_figure_3d(paths, keys, s), key=f"{KEY}.toy3d")
 
 
 def main() -> None:

@@ -76,6 +76,10 @@ def test_run_button_and_toy_sliders():
     click_run(at)
     assert_clean(at)
     assert "feasible set A₁" in trace_names(at)
+    for dim in ("3-D, s = 1", "3-D, s = 2"):
+        at.radio(key="sp.toy_dim").set_value(dim).run()
+        assert_clean(at)
+        assert any("R³" in f["layout"]["title"]["text"] for f in plotly_figures(at))
 
 
 @pytest.mark.slow
