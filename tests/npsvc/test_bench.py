@@ -1,0 +1,17 @@
+"""The benchmark command runs end to end on a tiny configuration and prints our numbers beside the paper's."""
+from solvers.bench.__main__ import main as bench_main
+from solvers.npsvc.bench import main
+
+
+def test_listed_and_help(capsys):
+    try:
+        bench_main(["npsvc", "--help"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    assert "--splits" in capsys.readouterr().out
+
+
+def test_tiny_accuracy_table(capsys):
+    assert main(["--part", "accuracy", "--datasets", "iris", "--splits", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| K-NPSVC++ |" in out and "paper (Table 2)" in out and "| SVC |" in out
