@@ -179,6 +179,9 @@ def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_
                 ev = rp.evaluate(M_prev, lam)
                 gap = rp.gap(ev, lam)
             sphere = dynamic_sphere(name, rp, ev, lam, gap)
+        if not (in_L.any() or in_R.any()):  # nothing screened yet: work on all triplets without index gathers
+            in_L, in_R = screen(problem, sphere, None, rule)
+            continue
         idx = np.flatnonzero(~(in_L | in_R))
         if idx.size == 0:
             break

@@ -15,6 +15,7 @@ Matrices (full) and vectors (diagonal) share one code path: ``inner``, ``psd_spl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -132,7 +133,15 @@ class TripletProblem:
         return q[T.diff[idx]] - q[T.same[idx]]
 
     def subset(self, idx: np.ndarray) -> "TripletSubset":
-        return TripletSubset.of(self, np.asarray(idx, dtype=np.int64))
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == self.n_triplets:  # the whole set (indices are unique and sorted): reuse the pair table
+            return self.everything
+        return TripletSubset.of(self, idx)
+
+    @cached_property
+    def everything(self) -> "TripletSubset":
+        T = self.triplets
+        return TripletSubset(self, np.arange(self.n_triplets), np.arange(len(T.pairs)), T.same, T.diff)
 
     def sum_H(self) -> np.ndarray:
         """Σ_t H_t over all triplets."""
@@ -164,7 +173,7 @@ class TripletSubset:
         used = np.zeros(len(T.pairs), dtype=bool)
         used[same] = True
         used[diff] = True
-        local = np.cumsum(used, dtype=np.int64) - 1
+        local = np.cumsum(used, dtype=np.int32) - 1
         return cls(problem, idx, np.flatnonzero(used), local[same], local[diff])
 
     def __len__(self) -> int:

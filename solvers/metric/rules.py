@@ -21,21 +21,23 @@ _BATCH_ENTRIES = 400_000  # d×d entries per batch of SDLS evaluations
 _SDLS_BISECTIONS = 40
 
 
-def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks (to L*, to R*) over the triplets ``idx`` under ``sphere`` with ``rule``."""
+def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks (to L*, to R*) over the triplets ``idx`` (None: all) under ``sphere`` with ``rule``."""
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}")
     hQ = problem.margins(sphere.center, idx)
-    nu = problem.h_norm[idx]
-    lower, upper = hQ - sphere.radius * nu, hQ + sphere.radius * nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
-    if rule == "linear" and sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0:
+    r_nu = sphere.radius * (problem.h_norm if idx is None else problem.h_norm[idx])
+    lower, upper = hQ - r_nu, hQ + r_nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
+    nu = r_nu / sphere.radius if rule != "sphere" and sphere.radius > 0 else None
+    if rule == "linear" and nu is not None and sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0:
         hP = problem.margins(sphere.normal, idx)
         lower = np.maximum(lower, linear_rule_min(hQ, hP, nu, sphere))
         upper = np.minimum(upper, -linear_rule_min(-hQ, -hP, nu, sphere))
     to_L, to_R = upper < 1.0 - problem.gamma, lower > 1.0
     if rule == "sdp":
         rest = np.flatnonzero(~(to_L | to_R))
-        sdp_L, sdp_R = semidefinite_rule(problem, sphere, idx[rest], hQ[rest])
+        sdp_L, sdp_R = semidefinite_rule(problem, sphere, rest if idx is None else idx[rest], hQ[rest])
         to_L[rest] |= sdp_L
         to_R[rest] |= sdp_R
     return to_L, to_R
