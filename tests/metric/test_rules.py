@@ -115,7 +115,11 @@ def test_supporting_normal_is_psd_even_when_the_negative_part_is_rounding_noise(
     V = np.linalg.qr(rng.standard_normal((4, 4)))[0]
     A = (V * np.array([5.0, 2.0, 1.0, -1e-15])) @ V.T
     P = iris_tiny.supporting_normal(A)
-    assert np.linalg.eigvalsh(P).min() >= -1e-300
+    w = np.linalg.eigvalsh(P)
+    assert w.min() >= -1e-12 * w.max()
+    old = iris_tiny.psd_split(A)[0] - A  # the subtraction: noise of size eps·‖A‖, far from PSD relative to itself
+    w_old = np.linalg.eigvalsh(old)
+    assert w_old.min() < -1e-3 * w_old.max()
     for _ in range(100):
         X = random_psd(4, rng)
         assert np.sum(P * X) >= 0
