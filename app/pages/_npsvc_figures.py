@@ -17,10 +17,6 @@ def class_color(code: int) -> str:
     return CLASS_COLORS[code % len(CLASS_COLORS)]
 
 
-def n_classes_of(history: pd.DataFrame) -> int:
-    return sum(1 for c in history.columns if c.startswith("tau_"))
-
-
 def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str]) -> go.Figure:
     """Fig. 2: primal max_l J_l (solid) and dual τᵀJ (dashed) on a log axis, test accuracy on the right."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
