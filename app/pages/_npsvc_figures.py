@@ -33,7 +33,8 @@ def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str
                       margin=dict(l=60, r=60, t=50, b=50), legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(title_text="iteration (kernel) or epoch (deep)")
     fig.update_yaxes(title_text="objective J (log)", type="log", exponentformat="power", secondary_y=False)
-    fig.update_yaxes(title_text="test accuracy [%]", range=[0, 101], showgrid=False, secondary_y=True)
+    fig.update_yaxes(title_text="test accuracy [%]", range=[0, 101], showgrid=False, tickmode="linear", tick0=0,
+                     dtick=20, secondary_y=True)
     return fig
 
 
@@ -84,6 +85,7 @@ def embedding_figure(points: np.ndarray, codes: np.ndarray, class_names: list[st
         mask = codes == l
         fig.add_trace(go.Scatter(x=points[mask, 0], y=points[mask, 1], mode="markers", name=f"class {name}",
                                  marker=dict(size=5, color=class_color(l), opacity=0.8)))
+    fig.update_layout(legend_title_text="class")
     return fig
 
 
