@@ -88,3 +88,17 @@ def test_random_walk_over_the_widgets():
     # takes tens of seconds on this shared machine) and the sweep buttons
     gen = "sp.data.gen.sparse-regression."
     random_walk("sparse", seed=3, steps=10, skip_keys=("sp.data.source", "sp.sweep", gen + "m", gen + "n"))
+
+
+def test_real_gene_expression_set_on_the_page():
+    from solvers import datasets
+
+    if not datasets.REAL["leukemia"].available():
+        pytest.skip("leukemia is not in the data directory")
+    at = open_page("sparse")
+    at.radio(key="sp.data.source").set_value("real").run()
+    at.selectbox(key="sp.data.real").select("leukemia").run()
+    at.selectbox(key="sp.problem.loss").select("logistic").run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert "GE PG / method" in table and (table["GE"] > 0).all()
