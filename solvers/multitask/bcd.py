@@ -36,6 +36,12 @@ BCD_PARAMS = (
 BATCH_LIMIT = 2 * 10**7  # m·d² entries: above this the per-task Gram matrices are not stored
 
 
+def use_batched_moments(problem: MultiTaskProblem) -> bool:
+    """The stacked d × d solves pay off when tasks have more rows than features (School); with n_ℓ < d the
+    per-task kernel form (an n_ℓ × n_ℓ system) is cheaper, and above BATCH_LIMIT the moments do not fit."""
+    return problem.m * problem.d**2 <= BATCH_LIMIT and problem.d <= np.median(problem.data.sizes)
+
+
 def _ls_moments(problem: MultiTaskProblem):
     """Per task: (X̄ᵀX̄/n, X̄ᵀȳ/n, mean x, mean y) with X̄, ȳ centred when there is a bias. Computed once per
     data set and reused by every U-step (they do not depend on α, β, h or M)."""
@@ -113,7 +119,7 @@ def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8) -> tuple[
     """argmin over (U, b) of F(U, b, M) for the fixed M of Z (task by task)."""
     A = problem.eta * np.eye(problem.d) + Z.M
     A_inv = cho_solve(cho_factor(A), np.eye(problem.d))
-    if problem.loss == "least_squares" and problem.m * problem.d**2 <= BATCH_LIMIT:
+    if problem.loss == "least_squares" and use_batched_moments(problem):
         return _u_least_squares_batched(problem, A_inv)
     U, b = np.empty_like(Z.U), np.zeros(problem.m)
     for ell in range(problem.m):
