@@ -43,7 +43,8 @@ def residual_with_events(results: Mapping[str, Result], labels: Mapping[str, str
                                      marker=dict(symbol="diamond", size=9, color=color, line=dict(color="black", width=1))))
         if r.info.get("identified_at"):
             fig.add_vline(x=r.info["identified_at"], line=dict(color=color, dash="dot"),
-                          annotation_text=f"{label}: subspace identified", annotation_position="top left")
+                          annotation_text=f"{label}: subspace identified", annotation_position="top right")
+    fig.update_xaxes(rangemode="nonnegative")
     return fig
 
 
