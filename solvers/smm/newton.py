@@ -36,7 +36,7 @@ TAU1, TAU2 = 1.0, 0.1  # ρ_i = τ₁ min(τ₂, ‖∇φ‖)
 ETA_BAR, VARRHO = 0.1, 0.5  # CG tolerance min(η̄, ‖∇φ‖^{1+ϱ})
 CG_ITER_GUESS = 30  # for choosing the direct solve when it is cheaper
 ROW_SLICE_SHARE = 0.1  # A*z over the rows with z ≠ 0 only when they are at most this share
-STALL_DECREASE = 1e-15  # relative decrease of φ below which SNCG gives up
+PHI_NOISE = 1e-13  # relative rounding level of φ: decreases below it are invisible to Armijo
 
 
 @dataclass
@@ -223,6 +223,15 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
     return dW, db
 
 
+def directional_derivative(sub: Subproblem, trial: Point, DW: np.ndarray, db: float, Xd: np.ndarray) -> float:
+    """φ'(t) along (d_W, d_b): ⟨W − B + Π_B(X_σ(W)), d_W⟩ + δ'(b − a)d_b − ⟨Π_S(ω), y∘(X d_W + d_b)⟩."""
+    Wc = trial.W if sub.center is None else trial.W - sub.center
+    if trial.spec is not None:
+        Wc = Wc + trial.spec.ball_projection()
+    return (float(np.vdot(Wc, DW)) + sub.b_weight * (trial.b - sub.b_center) * db
+            - float(trial.p_omega @ (sub.y * (Xd + db))))
+
+
 def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_newton: int = 200,
          cg_max: int = 500, rho_floor: float = 1e-10) -> tuple[Point, NewtonStats]:
     """Algorithm 2 from (W, b) until ``stop(point)`` is true (the inexactness rule of the ALM)."""
@@ -244,9 +253,14 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
         Xd = np.asarray(sub.X @ dW.astype(sub.X.dtype, copy=False), float)
         DW = dW.reshape(sub.shape)
         step = 1.0
+        noise = PHI_NOISE * (1.0 + abs(pt.phi))
         for _ in range(MAX_BACKTRACK):  # Armijo (Step 2)
             trial = evaluate(sub, pt.W + step * DW, pt.b + step * db, pt.Xw + step * Xd, gradient=False)
             if trial.phi <= pt.phi + ARMIJO_MU * step * slope:
+                break
+            # Near the solution the decrease Armijo asks for drops below the rounding error of φ (whose
+            # size grows with nσ): then accept a step along which φ still descends (φ'(t) < 0).
+            if trial.phi <= pt.phi + noise and directional_derivative(sub, trial, DW, db, Xd) < 0:
                 break
             step *= ARMIJO_SHRINK
         else:
@@ -254,8 +268,5 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
             break  # no decrease possible at machine precision
         stats.newton += 1
         stats.steps.append(step)
-        stalled = pt.phi - trial.phi <= STALL_DECREASE * (1.0 + abs(pt.phi))
         pt = with_gradient(sub, trial, previous=pt)
-        if stalled:  # φ no longer decreases at machine precision: the tolerance asked is out of reach
-            break
     return pt, stats
