@@ -113,6 +113,7 @@ def toy_figure(X: np.ndarray, y: np.ndarray, paths: Mapping[str, np.ndarray], ke
         fig.add_trace(go.Scatter(x=path[:, 0], y=path[:, 1], mode="lines+markers", name=label,
                                  line=dict(color=ui.method_color(keys[label]), width=2), marker=dict(size=7)))
     fig.update_yaxes(scaleanchor="x")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0))
     return fig
 
 

@@ -134,12 +134,13 @@ def toy_tab() -> None:
                 "and APG+ finishes with a Newton step.")
     c1, c2, c3, c4 = st.columns(4)
     dim = c1.radio("space", ["2-D, s = 1", "3-D, s = 1", "3-D, s = 2"], key=f"{KEY}.toy_dim")
-    rho = c2.slider("feature correlation ρ", -0.95, 0.95, 0.6, 0.05, key=f"{KEY}.toy_rho")
-    angle = c3.slider("direction of y [degrees]", 0, 180, 35, 5, key=f"{KEY}.toy_angle")
+    rho = c2.slider("feature correlation ρ", -0.95, 0.95, 0.8, 0.05, key=f"{KEY}.toy_rho")
+    angle = c3.slider("direction of y [degrees]", 0, 180, 105, 5, key=f"{KEY}.toy_angle")
     steps = c4.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps")
     direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     if dim.startswith("2-D"):
-        X = np.array([[1.0, rho], [0.0, np.sqrt(1 - rho * rho)]])
+        # feature 1 is 1.5× longer, so the first gradient step favours it even when axis 2 fits better
+        X = np.array([[1.5, rho], [0.0, np.sqrt(1 - rho * rho)]])
         y = 2.0 * direction
         paths, keys = toy_paths(fam.SparseProblem(X, y, loss="ls", s=1), steps)
         st.plotly_chart(toy_figure(X, y, paths, keys), key=f"{KEY}.toy")
