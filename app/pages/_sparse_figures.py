@@ -79,8 +79,9 @@ def coefficients(results: Mapping[str, Result], labels: Mapping[str, str], w_tru
     pos = np.arange(idx.size)
     if w_true is not None:
         fig.add_trace(go.Bar(x=pos, y=w_true[idx], name="truth w*", marker_color="rgba(0,0,0,0.25)"))
-    for label, r in results.items():
-        fig.add_trace(go.Scatter(x=pos, y=r.solution["w"][idx], mode="markers", name=label,
+    offsets = np.linspace(-0.3, 0.3, len(results)) if len(results) > 1 else [0.0]
+    for (label, r), dx in zip(results.items(), offsets):  # side by side, so equal solutions stay visible
+        fig.add_trace(go.Scatter(x=pos + dx, y=r.solution["w"][idx], mode="markers", name=label,
                                  marker=dict(color=ui.method_color(labels.get(label, label)), size=9)))
     fig.update_xaxes(tickmode="array", tickvals=pos, ticktext=[str(j) for j in idx])
     return fig
