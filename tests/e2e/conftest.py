@@ -1,6 +1,8 @@
 """A real Streamlit server and the system Chromium, driven by Playwright.
 
 Skipped, with the reason, where Chromium or Playwright is missing (`.ci/run` installs Chromium).
+The server and the browser are process-wide singletons: a test module that imports these fixtures
+gets the same instances (two sync Playwright instances cannot run in one thread).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ ARTIFACTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+_SHARED: dict[str, object] = {}
 
 
 def free_port() -> int:
@@ -28,8 +31,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
+def _start_server() -> str:
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(ARTIFACTS.parent / f"streamlit-{port}.log", "w")
@@ -39,7 +41,7 @@ def app_url():
          "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    deadline = time.time() + 90
     while time.time() < deadline:
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
@@ -48,11 +50,23 @@ def app_url():
             time.sleep(0.3)
     else:
         proc.terminate()
-        pytest.fail("the Streamlit server did not become healthy within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
-    log.close()
+        pytest.fail("the Streamlit server did not become healthy within 90 s")
+    _SHARED["server"] = (proc, log)
+    return url
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    owner = "url" not in _SHARED
+    if owner:
+        _SHARED["url"] = _start_server()
+    yield _SHARED["url"]
+    if owner:
+        proc, log = _SHARED.pop("server")
+        _SHARED.pop("url")
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
 
 
 @pytest.fixture(scope="session")
@@ -60,10 +74,15 @@ def browser():
     if CHROMIUM is None:
         pytest.skip("no system Chromium found (apt-get install chromium); browser tests need it")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
+    owner = "browser" not in _SHARED
+    if owner:
+        pw = sync_api.sync_playwright().start()
+        _SHARED["playwright"] = pw
+        _SHARED["browser"] = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+    yield _SHARED["browser"]
+    if owner:
+        _SHARED.pop("browser").close()
+        _SHARED.pop("playwright").stop()
 
 
 @pytest.fixture
