@@ -166,8 +166,7 @@ class SparseProblem:
 
     def margin(self, w: np.ndarray, J: np.ndarray) -> np.ndarray:
         """Xw for w supported in J, through the s columns only."""
-        XJ = self._csc[:, J] if self._csc is not None else self.X[:, J]
-        return np.asarray(XJ @ w[J]).ravel()
+        return np.asarray(self.columns(J) @ w[J]).ravel()
 
     def point(self, w: np.ndarray, J: np.ndarray) -> Point:
         u = self.margin(w, J)
