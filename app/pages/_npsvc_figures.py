@@ -121,7 +121,9 @@ def ablation_figure(histories: dict[str, pd.DataFrame]) -> go.Figure:
     for label, h in histories.items():
         color = palette.get(label, "#444444")
         fig.add_trace(go.Scatter(x=h["iter"], y=100 * h["test_acc"], name=label, line=dict(color=color, width=2)))
-        fig.add_hline(y=100 * float(h["test_acc"].iloc[-1]), line=dict(color=color, dash="dash", width=1))
+        final = float(h["test_acc"].iloc[-1])
+        if np.isfinite(final):  # no test rows (test_size 0) leaves the curve empty
+            fig.add_hline(y=100 * final, line=dict(color=color, dash="dash", width=1))
     return fig
 
 

@@ -48,7 +48,7 @@ def embed(key: str, how: str, _points: np.ndarray) -> np.ndarray:
     """2-D t-SNE (seed 0, perplexity ≤ 30) or PCA of the points; cached by ``key``."""
     if _points.shape[1] <= 2:
         return np.c_[_points, np.zeros((len(_points), 2 - _points.shape[1]))]
-    if how == "t-SNE":
+    if how == "t-SNE" and len(_points) >= 5:
         perplexity = float(min(30, max(2, (len(_points) - 1) // 3)))
         return TSNE(n_components=2, perplexity=perplexity, random_state=0, init="pca").fit_transform(_points)
     return PCA(n_components=2, random_state=0).fit_transform(_points)
