@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from app import ui
@@ -120,7 +119,7 @@ def path_tab(problem, X_te, y_te, data_key, values):
                 "samples) against **Warm+ALM** (warm-started ALM-SNCG on all samples). Both give the same "
                 "solution at every C; AS solves much smaller problems.")
     with st.form(f"{KEY}.path_form"):
-        spec = ui.param_form(PATH_SPECS, key=f"{KEY}.path")
+        spec = ui.param_form(PATH_SPECS + list(smm.PATH_PARAMS), key=f"{KEY}.path")
         go_path = st.form_submit_button("Compute the path")
     if spec["C_high"] <= spec["C_low"]:
         st.error("The last C must be larger than the first C.")
@@ -135,8 +134,9 @@ def path_tab(problem, X_te, y_te, data_key, values):
             def tick(row, i=i):
                 bar.progress(min(1.0, (i + (np.searchsorted(Cs, row["C"]) + 1) / len(Cs)) / 2),
                              text=f"{label}: C = {row['C']:.3g}")
+            sieve = {k: spec[k] for k in ("eps_hat", "d_max", "max_rounds")}
             tables[label] = smm.solve_path(problem, Cs, method=method, tol=spec["path_tol"], X_test=X_te,
-                                           y_test=y_te, callback=tick, time_limit=60.0).table
+                                           y_test=y_te, callback=tick, time_limit=60.0, **sieve).table
         bar.empty()
         store[cache_key] = tables
     tables = store.get(cache_key)
