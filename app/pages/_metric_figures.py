@@ -1,8 +1,6 @@
 """Figures of the metric page (Figs. 4–6 analogues, radii, margins, the learned metric, the 2-D toy)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go

@@ -6,9 +6,8 @@ import pytest
 
 from solvers import datasets
 from solvers.metric import make_problem
-from solvers.metric.problem import ReducedProblem, TripletProblem
+from solvers.metric.problem import TripletProblem, lambda_max
 from solvers.metric.projected_gradient import minimize
-from solvers.metric.problem import lambda_max
 
 
 def tiny(name: str = "iris", per_class: int = 8, **params) -> TripletProblem:
@@ -39,8 +38,11 @@ def iris_diag() -> TripletProblem:
     return tiny("iris", 8, diagonal=True)
 
 
-def unscreened(problem):
-    return ReducedProblem.unscreened(problem)
+def explicit_H(problem: TripletProblem, t: int) -> np.ndarray:
+    """H_t = (x_i − x_l)(x_i − x_l)ᵀ − (x_i − x_j)(x_i − x_j)ᵀ, formed explicitly (tests only)."""
+    T, X = problem.triplets, problem.X
+    a, b = X[T.i[t]] - X[T.l[t]], X[T.i[t]] - X[T.j[t]]
+    return np.outer(a, a) - np.outer(b, b)
 
 
 def random_psd(d: int, rng) -> np.ndarray:

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from solvers import metric
-from solvers.metric.problem import (Evaluation, ReducedProblem, conjugate, dual_alpha, lambda_max, loss,
-                                    make_triplet_problem)
+from solvers.metric.problem import Evaluation, ReducedProblem, conjugate, dual_alpha, lambda_max, loss
 from tests.metric.conftest import random_psd, reference, tiny
 
 

@@ -6,13 +6,8 @@ import pytest
 from solvers.metric.bounds import Sphere, gradient_bound, projected_gradient_bound
 from solvers.metric.problem import ReducedProblem, lambda_max
 from solvers.metric.rules import appendix_b_min, linear_rule_min, screen
-from tests.metric.conftest import random_psd, reference
+from tests.metric.conftest import explicit_H, random_psd, reference
 
-
-def explicit_H(problem, t):
-    T, X = problem.triplets, problem.X
-    a, b = X[T.i[t]] - X[T.l[t]], X[T.i[t]] - X[T.j[t]]
-    return np.outer(a, a) - np.outer(b, b)
 
 
 def ball_min(H, Q, r, P=None, psd=False):

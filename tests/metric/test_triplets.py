@@ -5,13 +5,8 @@ import pytest
 from solvers.core import InputError
 from solvers.metric.problem import make_triplet_problem
 from solvers.metric.triplets import build_triplets, count_triplets, scale_to_unit_box
-from tests.metric.conftest import random_psd
+from tests.metric.conftest import explicit_H, random_psd
 
-
-def explicit_H(problem, t):
-    T, X = problem.triplets, problem.X
-    a, b = X[T.i[t]] - X[T.l[t]], X[T.i[t]] - X[T.j[t]]
-    return np.outer(a, a) - np.outer(b, b)
 
 
 def test_all_triplets_count_and_validity():
