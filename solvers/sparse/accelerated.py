@@ -44,7 +44,7 @@ def run_accelerated(problem: SparseProblem, *, tol: float, max_iter: int, time_l
     if extrapolation and params["alpha_min"] > params["alpha_max"]:
         raise InputError(f"alpha_min = {params['alpha_min']} exceeds alpha_max = {params['alpha_max']}; "
                          "the safeguard (19) needs α_min ≤ α_max")
-    ext_keys = ("sigma", "eta", "eps", "alpha_min", "alpha_max", "step_rule", "max_backtracks")
+    ext_keys = ("sigma", "eta", "eps", "alpha_min", "alpha_max", "alpha_scale", "step_rule", "max_backtracks")
     newton_keys = ("beta", "sigma2", "max_line_search", "damping_c", "damping_rho")
     ext_args = {k: params[k] for k in ext_keys} if extrapolation else {}
     newton_args = {k: params[k] for k in newton_keys} if newton else {}

@@ -59,7 +59,7 @@ def test_curvature_step_is_the_exact_line_minimiser_for_least_squares():
     w = prev.w - 0.01 * pb.gradient(prev.w)  # d = w − prev is a descent direction
     cur = pb.point(w, J)
     z, info = extrapolate(pb, prev, cur, sigma=1e-12, eta=0.5, eps=1e-20, alpha_min=1e-12, alpha_max=1e12,
-                          step_rule="curvature", max_backtracks=60)
+                          alpha_scale="absolute", step_rule="curvature", max_backtracks=60)
     assert info.accepted and info.backtracks == 0
     d = cur.w - prev.w
     ts = np.linspace(0, 3 * info.t, 3001)
@@ -74,11 +74,14 @@ def test_safeguard_clips_the_step_into_c_alpha_range():
     prev = pb.point(np.zeros(pb.n), J)
     cur = pb.point(-1e-3 * pb.gradient(prev.w), J)
     _, info = extrapolate(pb, prev, cur, sigma=0.05, eta=0.5, eps=1e-20, alpha_min=1.0, alpha_max=1.0,
-                          step_rule="curvature", max_backtracks=0)
+                          alpha_scale="absolute", step_rule="curvature", max_backtracks=0)
     g = pb.gradient(cur.w)
     d = cur.w - prev.w
     c = (g @ g) / -(g @ d)  # (20) with J = all
     assert info.t_hat == pytest.approx(c, rel=1e-10)  # α_min = α_max pins t̂ = c
+    _, scaled = extrapolate(pb, prev, cur, sigma=0.05, eta=0.5, eps=1e-20, alpha_min=1.0, alpha_max=1.0,
+                            alpha_scale="lambda", step_rule="curvature", max_backtracks=0)
+    assert scaled.t_hat == pytest.approx(c * pb.lam, rel=1e-10)
 
 
 def beck_eldar_stationary(pb, w, atol):
