@@ -8,7 +8,7 @@ U-step for fixed M (A = ηI + M), per task, with c_ℓ = c·n_ℓ once (64)'s 1/
   u = A X diag(y) β / (2c_ℓ) (the recovery missing from the file, E8), i.e. A Xᵀ_sv · dual_coef.
 M-step: ``subspace.m_step`` (thin SVD of U, Eq. (71), fill-in when q < h). Eq. (71) is solved by
 sort-and-interpolate by default: in numpy it beats the corrected linear-time Algorithm 3 (also available)
-for q up to several thousand (see docs/benchmarks/multitask.md), and q ≤ min(d, m) here.
+for q up to a few thousand (see docs/benchmarks/multitask.md), and q ≤ min(d, m) here.
 Each block is minimised exactly, so F decreases monotonically.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .subspace import m_step
 
 BCD_PARAMS = (
     Param("eq14_method", "sort", str, choices=EQ14_METHODS,
-          help="solver of Eq. (71) in the M-step: sort-and-interpolate (fastest for q ≲ 5000, see the benchmark), corrected Algorithm 3 (linear time) or bisection"),
+          help="solver of Eq. (71) in the M-step: sort-and-interpolate (fastest for q up to a few thousand, see the benchmark), corrected Algorithm 3 (linear time) or bisection"),
     Param("svm_tol", 1e-8, float, low=0, low_strict=True, log=True, ui_range=(1e-12, 1e-3),
           help="LIBSVM tolerance of the hinge U-step (an inexact U-step breaks monotone descent)"),
     SPECTRA_PARAM,
