@@ -160,6 +160,9 @@ def screening_tab(runs, figures) -> None:
         t["shown_rate"] = (t[column[0]] + t[column[1]]) / total.clip(lower=1)
     figures["rate"] = figs.rate_figure(runs, "shown_rate", f"screening rate ({denominator.split(' (')[0]})")
     st.plotly_chart(figures["rate"], key=f"{KEY}.rate")
+    st.caption("Solid: sphere rule; dashed: + linear; dotted: + semidefinite. PGB and RRPB usually overlap: "
+               "from the same previous solution they are the same sphere (Thm 3.8). GB falls at small λ because "
+               "its centre leaves the PSD cone.")
     screened = [label for label, run in runs.items() if run["config"] != "naive"]
     if screened:
         pick = st.selectbox("Partition view for", screened, key=f"{KEY}.stack_run")
