@@ -112,3 +112,17 @@ def test_manual_mode_and_sweep():
 def test_random_walk():
     random_walk("multitask", seed=0, steps=6, skip_keys=("mt.data.source", "mt.data.generator", "mt.stop.max_iter",
                                                             "mt.data.gen"))
+
+
+@pytest.mark.slow
+def test_school_from_the_data_directory():
+    from solvers.datasets import REAL
+    if not REAL["school"].available():
+        pytest.skip("school.mat is not in the data directory (SOLVERS_DATA)")
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.source"] = "Real (data directory)"
+    at.query_params["mt.methods"] = ["BCD"]
+    at.run()
+    click_run(at)
+    assert_clean(at)
+    assert {"BCD", "Single-task (h = 0)", "Pooled"} <= trace_names(at)
