@@ -213,8 +213,18 @@ def _stratified_cap(codes: np.ndarray, cap: int, seed: int) -> np.ndarray:
     rows = np.arange(len(codes))
     if len(rows) <= cap:
         return rows
-    keep, _ = train_test_split(rows, train_size=cap, stratify=codes, random_state=seed)
-    return np.sort(keep)
+    counts = np.bincount(codes)
+    if len(rows) - cap >= np.count_nonzero(counts):
+        keep, _ = train_test_split(rows, train_size=cap, stratify=codes, random_state=seed)
+        return np.sort(keep)
+    # Dropping fewer rows than there are classes (scikit-learn refuses to stratify that): take rows in
+    # order of their random rank within their class, as a fraction of the class size.
+    order = np.random.default_rng(seed).permutation(len(codes))
+    c = codes[order]
+    by_class = np.argsort(c, kind="stable")
+    rank = np.empty(len(c))
+    rank[by_class] = np.arange(len(c)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts)
+    return np.sort(order[np.argsort((rank + 0.5) / counts[c], kind="stable")[:cap]])
 
 
 def _split(codes: np.ndarray, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -93,3 +93,12 @@ def test_real_datasets_build(name):
         pytest.skip(f"{name} is not in the data directory ({datasets.REAL[name].files})")
     problem = npsvc.make_problem(datasets.load(name), max_train=200)
     assert problem.n_train == 200 and problem.n_classes >= 3
+
+
+def test_cap_just_below_the_rows_still_keeps_every_class():
+    """USPS: 60 % of 2007 rows is 1204; a cap of 1200 drops 4 rows, fewer than the 10 classes."""
+    from solvers.npsvc.problem import _stratified_cap
+
+    codes = np.repeat(np.arange(10), 120)[:1204]
+    keep = _stratified_cap(codes, 1200, seed=0)
+    assert len(keep) == 1200 and len(np.unique(keep)) == 1200 and len(np.unique(codes[keep])) == 10
