@@ -29,7 +29,7 @@ STOPPING = [
           help="iteration cap (deep models: also caps the epochs)"),
 ]
 SWEEPABLE = ("r1", "r2", "mu", "c", "gamma")
-KERNEL_METHODS = ("twsvm", "pin-twsvm", "lstsvm", "knpsvc")
+KERNEL_METHODS = ("twsvm", "npsvm", "pin-twsvm", "lstsvm", "knpsvc")
 
 
 def check_classification(ds: Dataset) -> None:

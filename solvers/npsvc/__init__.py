@@ -13,7 +13,7 @@ from functools import partial
 
 from ..core import Method, Result, solve_with
 from . import synthetic  # noqa: F401  (registers the 2-D generators)
-from .baselines import BASELINE_PARAMS, PINBALL_PARAMS, run_lstsvm, run_twsvm
+from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, run_lstsvm, run_npsvm, run_twsvm
 from .dnpsvc import DNPSVC_PARAMS, run_dnpsvc
 from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
 from .knpsvc import KNPSVC_PARAMS, run_knpsvc
@@ -31,6 +31,9 @@ METHODS = {m.name: m for m in (
            "duality gap", "Table 1; Shao et al. 2011"),
     Method("pin-twsvm", "pinball TWSVM", run_twsvm, PINBALL_PARAMS,
            "TWSVM with the pinball loss: the same dual on the box −τ_p c ≤ λ ≤ c", "Table 1; Xu et al. 2017"),
+    Method("npsvm", "NPSVM", run_npsvm, NPSVM_PARAMS,
+           "ε-insensitive loss on the own class, hinge on the others; one box QP per class over [λ; α⁺; α⁻]",
+           "Table 1; Tian et al. 2014"),
     Method("lstsvm", "LSTSVM", run_lstsvm, BASELINE_PARAMS,
            "squared dissimilarity loss: each hyperplane from one linear system; optimality = relative residual",
            "Table 1; Arun Kumar & Gopal 2009"),

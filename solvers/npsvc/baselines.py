@@ -12,6 +12,13 @@ so the page can draw their convergence; ``optimality`` is the largest relative d
 Pinball TWSVM (Xu et al. 2017; Tanveer et al. 2019): ℓ_d(a) = max(1 − a, τ_p(a − 1)) also penalises
 points far beyond the margin; its dual is the same with the box −τ_p c ≤ λ ≤ c, u = Q_lΨ_{−l}ᵀλ.
 
+NPSVM (Tian et al. 2014) uses the ε-insensitive ℓ_s(a) = [|a| − ε]₊ on the own class:
+    min_u (r₁/2)‖u‖² + Σ_{S_l}[|ψ_iᵀu| − ε]₊ + c Σ_{N_l}[1 − ψ_iᵀu]₊
+    dual over x = [λ; α⁺; α⁻] ∈ [0, c]^{n_{−l}} × [0, 1]^{2n_l}: min ½xᵀSx + qᵀx with
+    S = BBᵀ/r₁, B = [Ψ_{−l}; −Ψ_l; Ψ_l], q = [−1; ε; ε], and u = Bᵀx/r₁. (The exact constraint is
+    α⁺ + α⁻ ≤ 1; for ε > 0 the optimum has α⁺α⁻ = 0, since lowering both lowers the objective by 2ε,
+    so the box gives the same solution.)
+
 LSTSVM (Arun Kumar & Gopal 2009) squares the dissimilarity loss, giving a linear system:
 
     u_l = (Ψ_lᵀΨ_l + cΨ_{−l}ᵀΨ_{−l} + r₁I)⁻¹ cΨ_{−l}ᵀ1;
@@ -34,6 +41,9 @@ C = Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3
 R1 = Param("r1", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
            help="ridge on the hyperplane normal w_l (eq. 13)", symbol="r_1")
 BASELINE_PARAMS = (C, R1)
+NPSVM_PARAMS = (C, R1, Param("eps", 0.1, float, low=0, low_strict=True, high=10,
+                            help="width of the ε-insensitive tube around the own class's hyperplane",
+                            symbol=r"\varepsilon"))
 PINBALL_PARAMS = (C, R1, Param("tau_p", 0.2, float, low=0, high=1,
                                help="pinball slope beyond the margin (0 = TWSVM)", symbol=r"\tau_p"))
 
@@ -51,6 +61,17 @@ def _record(rec: HistoryRecorder, problem: NPSVCProblem, k: int, U: np.ndarray, 
                       **chebyshev_columns(J, _uniform(problem.n_classes)), **extra)
 
 
+def advance(qps: list[BoxQP], matrices: list, k: int) -> None:
+    """One lockstep iteration of every unfinished QP: a subspace Newton step every tenth (qp.py)."""
+    for S, qp in zip(matrices, qps):
+        if qp.kkt_residual() <= 1e-15:
+            continue
+        if S is not None and k % 10 == 0:
+            qp.newton_step(S)
+        else:
+            qp.step()
+
+
 def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1,
               tau_p=0.0) -> Result:
     features = problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
@@ -62,13 +83,7 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
         return np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
 
     for k in itertools.count(1):
-        for b, qp in zip(blocks, qps):
-            if qp.kkt_residual() <= 1e-15:
-                continue
-            if b.S is not None and k % 10 == 0:  # a subspace Newton step every tenth iteration (qp.py)
-                qp.newton_step(b.S)
-            else:
-                qp.step()
+        advance(qps, [b.S for b in blocks], k)
         # With u = Q_lΨ_{−l}ᵀλ: ½‖Ψ_l u‖² + (r₁/2)‖u‖² = ½λᵀS_lλ and Ψ_{−l}u = S_lλ, so primal and dual
         # values come from the QP state at no extra cost.
         quad = np.array([qp.x @ qp.Sx for qp in qps])
@@ -114,3 +129,36 @@ def run_lstsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
     if rec.status is None:  # a closed form is done after one step, whatever tol asked for
         rec.stop("converged" if residual <= 1e-6 else "max_iter")
     return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0)})
+
+
+def run_npsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1,
+              eps=0.1) -> Result:
+    features = problem.features
+    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
+    own = problem.own_mask()
+    Ss, Bs, qps = [], [], []
+    for l in range(problem.n_classes):
+        mine, other = np.flatnonzero(own[:, l]), np.flatnonzero(~own[:, l])
+        rows = np.r_[other, mine, mine]
+        sign = np.r_[np.ones(len(other)), -np.ones(len(mine)), np.ones(len(mine))]
+        S = np.outer(sign, sign) * features.gram(rows, rows) / r1  # BBᵀ/r₁ from Gram blocks
+        upper = np.r_[np.full(len(other), c), np.ones(2 * len(mine))]
+        q = np.r_[-np.ones(len(other)), np.full(2 * len(mine), eps)]
+        Ss.append(S)
+        Bs.append(sign[:, None] * features.Psi[rows])
+        qps.append(BoxQP(lambda v, S=S: S @ v, q, upper))
+
+    def hyperplanes() -> np.ndarray:
+        return np.column_stack([B.T @ qp.x / r1 for B, qp in zip(Bs, qps)])
+
+    for k in itertools.count(1):
+        advance(qps, Ss, k)
+        U = hyperplanes()
+        F = features.Psi @ U
+        loss_own = np.where(own, np.maximum(np.abs(F) - eps, 0.0), 0.0).sum(0)
+        J = 0.5 * r1 * (U * U).sum(0) + loss_own + c * np.where(own, 0.0, np.maximum(1.0 - F, 0.0)).sum(0)
+        dual = -np.array([qp.objective() for qp in qps])
+        gap = float(np.max((J - dual) / np.maximum(1.0, np.abs(J))))
+        if _record(rec, problem, k, U, F, J, max(gap, 0.0), qp_iters=sum(q.n_iter for q in qps)):
+            break
+    return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "duals": [q.x.copy() for q in qps]})

@@ -18,8 +18,8 @@ from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, sum
 from .problem import make_problem
 
 BUNDLED = ("iris", "wine", "breast_cancer", "digits")
-KERNEL_METHODS = {"TWSVM": ("twsvm", {}), "pinball TWSVM": ("pin-twsvm", {}), "LSTSVM": ("lstsvm", {}),
-                  "K-NPSVC++": ("knpsvc", {})}
+KERNEL_METHODS = {"TWSVM": ("twsvm", {}), "NPSVM": ("npsvm", {}), "pinball TWSVM": ("pin-twsvm", {}),
+                  "LSTSVM": ("lstsvm", {}), "K-NPSVC++": ("knpsvc", {})}
 
 
 def markdown(df: pd.DataFrame) -> str:

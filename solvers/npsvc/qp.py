@@ -22,9 +22,11 @@ MatVec = Callable[[np.ndarray], np.ndarray]
 class BoxQP:
     """State of projected-gradient iterations for one box QP; ``step`` does one, ``solve`` many."""
 
-    def __init__(self, matvec: MatVec, q: np.ndarray, upper: float, x0: np.ndarray | None = None,
-                 lower: float = 0.0):
-        self.matvec, self.q, self.upper, self.lower = matvec, np.asarray(q, float), float(upper), float(lower)
+    def __init__(self, matvec: MatVec, q: np.ndarray, upper: float | np.ndarray, x0: np.ndarray | None = None,
+                 lower: float | np.ndarray = 0.0):
+        self.matvec, self.q = matvec, np.asarray(q, float)
+        self.upper = np.broadcast_to(np.asarray(upper, float), self.q.shape)  # bounds per variable
+        self.lower = np.broadcast_to(np.asarray(lower, float), self.q.shape)
         start = np.zeros_like(self.q) if x0 is None else np.asarray(x0, float)
         self.x = np.clip(start, self.lower, self.upper)
         self.Sx = matvec(self.x)
@@ -66,7 +68,7 @@ class BoxQP:
         ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
         S_ff[np.diag_indices_from(S_ff)] += ridge
         d_free = -sla.solve(S_ff, g[free], assume_a="pos", check_finite=False)
-        d_free = np.clip(x[free] + d_free, lo, c) - x[free]
+        d_free = np.clip(x[free] + d_free, lo[free], c[free]) - x[free]
         Sd = S[:, free] @ d_free
         dSd, gd = float(d_free @ Sd[free]), float(g[free] @ d_free)
         if dSd > 1e-300 and gd < 0:

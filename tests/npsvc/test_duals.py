@@ -103,3 +103,18 @@ def test_pinball_twsvm_matches_cvxpy():
                + 0.2 * cp.sum_squares(u))
         cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11)
         np.testing.assert_allclose(res.solution["U"][:, l], u.value, atol=2e-5)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_npsvm_matches_cvxpy(kernel):
+    """NPSVM: (r₁/2)‖u‖² + Σ_{S_l}[|ψᵀu| − ε]₊ + c Σ_{N_l}[1 − ψᵀu]₊ (Tian et al. 2014)."""
+    problem = small_problem(kernel)
+    Psi, own = problem.features.Psi, problem.own_mask()
+    res = npsvc.solve(problem, "npsvm", tol=1e-10, max_iter=50_000, c=0.7, r1=0.4, eps=0.2)
+    assert res.converged
+    for l in range(3):
+        u = cp.Variable(Psi.shape[1])
+        obj = (0.2 * cp.sum_squares(u) + cp.sum(cp.pos(cp.abs(Psi[own[:, l]] @ u) - 0.2))
+               + 0.7 * cp.sum(cp.pos(1 - Psi[~own[:, l]] @ u)))
+        cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11)
+        np.testing.assert_allclose(res.solution["U"][:, l], u.value, atol=2e-5)

@@ -77,7 +77,7 @@ def test_tab_runs_ablation_sensitivity_and_splits():
     titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
     assert any("Fig. 4" in t for t in titles) and any("Figs. A.2" in t for t in titles)
     table = at.dataframe[-1].value
-    assert {"SVC", "TWSVM", "pinball TWSVM", "LSTSVM", "K-NPSVC++"} == set(table["method"])
+    assert {"SVC", "TWSVM", "NPSVM", "pinball TWSVM", "LSTSVM", "K-NPSVC++"} == set(table["method"])
 
 
 @pytest.mark.parametrize("content,message", [
