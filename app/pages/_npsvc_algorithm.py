@@ -32,7 +32,9 @@ def algorithm_tab() -> None:
              r"\hat u_l v_l^\top)")
     st.markdown("The box QPs are solved by projected gradient with Barzilai–Borwein steps and an exact line search, "
                 "with a Newton step on the free variables every tenth iteration; warm-started from the previous "
-                "outer iteration. TWSVM is the same dual with $\\hat P v_l = 0$ (TBSVM form, bias in the kernel).")
+                "outer iteration. TWSVM is the same dual with $\\hat P v_l = 0$ (TBSVM form, bias in the kernel); "
+                "pinball TWSVM widens the box to $-\\tau_p c \\le \\lambda \\le c$; NPSVM's ε-insensitive own-class "
+                "loss adds multipliers $\\alpha^\\pm \\in [0, 1]$; LSTSVM solves one linear system per class.")
     st.markdown("#### Algorithm 2: D-NPSVC++ (deep), per mini-batch $B$")
     st.latex(r"J_l = \frac{1}{|B|}\Big[\sum_{y_i=l}\tfrac12 f_{il}^2 + \frac{c}{K-1}\sum_{y_i\neq l}"
              r"\tfrac12[s - f_{il}]_+^2\Big],\qquad f_{il} = \tilde w_l^\top \mathrm{LN}([\phi(x_i); z(x_i)])")
