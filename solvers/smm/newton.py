@@ -37,6 +37,7 @@ ETA_BAR, VARRHO = 0.1, 0.5  # CG tolerance min(η̄, ‖∇φ‖^{1+ϱ})
 CG_ITER_GUESS = 30  # for choosing the direct solve when it is cheaper
 ROW_SLICE_SHARE = 0.1  # A*z over the rows with z ≠ 0 only when they are at most this share
 PHI_NOISE = 1e-13  # relative rounding level of φ: decreases below it are invisible to Armijo
+MAX_INVISIBLE = 1  # steps with a decrease below rounding before SNCG gives up (the asked tolerance is out of reach)
 
 
 @dataclass
@@ -238,6 +239,7 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
     stats = NewtonStats()
     pt = evaluate(sub, W, b, Xw)
     d0 = np.zeros(W.size)
+    invisible = 0
     for _ in range(max_newton):
         if stop(pt):
             break
@@ -268,5 +270,8 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
             break  # no decrease possible at machine precision
         stats.newton += 1
         stats.steps.append(step)
+        invisible = invisible + 1 if pt.phi - trial.phi <= noise else 0
         pt = with_gradient(sub, trial, previous=pt)
+        if invisible >= MAX_INVISIBLE:  # φ has stopped moving at rounding level: the tolerance is out of reach
+            break
     return pt, stats
