@@ -73,7 +73,14 @@ def check_labels(
             raise InputError("labels contain NaN or infinite values")
         if not np.all(y == np.round(y)):
             raise InputError("labels look continuous (non-integer values); classification needs class labels")
-    elif y.dtype.kind not in "iubUSO":
+    elif y.dtype.kind == "O":
+        kinds = {type(v) for v in y.tolist()}
+        if not all(issubclass(k, (str, int, np.integer)) and k is not bool for k in kinds):
+            names = ", ".join(sorted(k.__name__ for k in kinds))
+            raise InputError(f"labels must be integers or strings, got values of type {names}")
+        if len(kinds) > 1 and str in kinds:
+            raise InputError("labels mix strings and numbers; use one kind")
+    elif y.dtype.kind not in "iubUS":
         raise InputError(f"labels must be integers or strings, got dtype {y.dtype}")
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
     if n_classes is not None and len(classes) != n_classes:

@@ -92,5 +92,8 @@ def test_validation_messages():
     with pytest.raises(InputError, match="at least 2 per class"):
         check_labels([0, 0, 1], min_per_class=2)
     assert list(as_pm_one(["b", "a", "b"])[1]) == [1, -1, 1]
+    for bad in (np.array(["a", None], dtype=object), np.array([1, "a"], dtype=object), np.array([1.5, 2.0], dtype=object)):
+        with pytest.raises(InputError, match="labels"):
+            check_labels(bad)
     with pytest.raises(InputError, match="GiB"):
         check_memory(3 * 2**30, "the kernel matrix", budget=2**30)
