@@ -214,10 +214,10 @@ def binary_labels(dataset, positive: str = "") -> np.ndarray:
             raise InputError(f"{dataset.name} has {len(classes)} classes {classes.tolist()[:10]}; SMM needs exactly 2 "
                              "(set positive_class to pick a one-vs-rest task)")
         return np.where(dataset.y == classes[1], 1.0, -1.0)
-    match = [c for c in classes.tolist() if str(c) == str(positive)]
+    match = [c for c in classes.tolist() if str(c) == str(positive)]  # page and CLI pass text
     if not match:
         raise InputError(f"positive class {positive!r} is not in {dataset.name}; classes are {classes.tolist()[:20]}")
-    return np.where(dataset.y == match[0], 1.0, -1.0)
+    return dataset.binary_task(match[0]).y
 
 
 def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: str = "auto",
