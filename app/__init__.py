@@ -1,1 +1,1 @@
-"""The Streamlit dashboard: thin pages (app/pages) over shared widgets (app/ui) and the solvers."""
+"""The Streamlit dashboard: thin pages (app/views) over shared widgets (app/ui) and the solvers."""

@@ -7,7 +7,7 @@ import streamlit as st
 
 from solvers import FAMILIES
 
-PAGES = Path(__file__).parent / "pages"
+PAGES = Path(__file__).parent / "views"  # not "pages/": that name switches on Streamlit's legacy page listing
 ICONS = {"sparse": ":material/scatter_plot:", "multitask": ":material/hub:", "smm": ":material/grid_on:",
          "metric": ":material/straighten:", "npsvc": ":material/balance:"}
 TITLES = {"sparse": "Sparse ℓ0 (APG)", "multitask": "Multi-task (cASO)", "smm": "Support matrix machine",

@@ -2,7 +2,7 @@
 
     from tests.app_harness import open_page, assert_clean, click_run, random_walk
 
-    at = open_page("foundations")              # app/pages/foundations.py, first run done
+    at = open_page("foundations")              # app/views/foundations.py, first run done
     assert_clean(at)                            # no exception element, no st.error
     at.multiselect(key="fd.methods").set_value(["gd"]).run()
     random_walk("foundations", seed=1, steps=10)   # random valid values on every widget; never an exception
@@ -22,8 +22,8 @@ DEFAULT_TIMEOUT = 120
 
 def open_page(name: str, *, timeout: float = DEFAULT_TIMEOUT, query: dict[str, str] | None = None,
               run: bool = True) -> AppTest:
-    """AppTest for app/pages/<name>.py (or app/main.py for "main"), run once unless ``run=False``."""
-    path = APP / "main.py" if name == "main" else APP / "pages" / f"{name}.py"
+    """AppTest for app/views/<name>.py (or app/main.py for "main"), run once unless ``run=False``."""
+    path = APP / "main.py" if name == "main" else APP / "views" / f"{name}.py"
     at = AppTest.from_file(str(path), default_timeout=timeout)
     for k, v in (query or {}).items():
         at.query_params[k] = v

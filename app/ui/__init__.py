@@ -1,4 +1,4 @@
-"""Shared Streamlit widgets. Every family page is built from these (see app/pages/foundations.py).
+"""Shared Streamlit widgets. Every family page is built from these (see app/views/foundations.py).
 
 A page looks like::
 

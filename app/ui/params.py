@@ -43,6 +43,8 @@ def param_widget(p: Param, *, key: str, container: Any = None) -> Any:
         return box.toggle(label_of(p), value=bool(p.default), **kw)
     if p.type is str:
         return box.text_input(label_of(p), value=str(p.default), **kw)
+    if p.default is None:  # an optional number: an empty box means "not given"
+        return box.number_input(label_of(p), value=None, min_value=p.low, max_value=p.high, **kw)
     lo, hi = p.widget_range()
     if p.log:
         options = log_grid(max(lo, 1e-300), hi, p.default)

@@ -135,7 +135,8 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
 
     live: dict[str, pd.DataFrame] = {label: r.history for label, r in results.items()}
     st.session_state[partial_key] = live
-    stop_col, bar_col = st.columns([1, 5])
+    controls = st.empty()  # Stop button and progress bar, cleared when the runs end
+    stop_col, bar_col = controls.container().columns([1, 5])
     stop_col.button("Stop", key=f"{key}.stop", help="Interrupt the running solvers")
     bar = bar_col.progress(0.0, text="starting…")
     chart = st.empty()
@@ -170,10 +171,8 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
         store_result(job.key, result)
         results[job.label] = result
         live[job.label] = result.history
-    bar.progress(1.0, text="done")
-    bar.empty()
+    controls.empty()
     chart.empty()
-    stop_col.empty()
     st.session_state.pop(partial_key, None)
     return results
 

@@ -1,4 +1,4 @@
-"""AppTest of app/pages/metric.py: default run, every bound and rule, extreme values, bad input, random walk."""
+"""AppTest of app/views/metric.py: default run, every bound and rule, extreme values, bad input, random walk."""
 import pytest
 
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names

@@ -1,4 +1,4 @@
-"""AppTest of app/pages/sparse.py: default run, every method, extreme values, bad input, sweeps, random walk."""
+"""AppTest of app/views/sparse.py: default run, every method, extreme values, bad input, sweeps, random walk."""
 import pytest
 
 from solvers.sparse import METHODS

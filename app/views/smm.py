@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from app import ui
-from app.pages import _smm_figures as figs
+from app.views import _smm_figures as figs
 from solvers import smm
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset

@@ -11,8 +11,8 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
 
 from app import ui
-from app.pages import _npsvc_figures as figs
-from app.pages._npsvc_algorithm import algorithm_tab
+from app.views import _npsvc_figures as figs
+from app.views._npsvc_algorithm import algorithm_tab
 from solvers import npsvc as fam
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
-from app.pages import _multitask_figures as figs
-from app.pages._multitask_algorithm import algorithm_tab
+from app.views import _multitask_figures as figs
+from app.views._multitask_algorithm import algorithm_tab
 from solvers import multitask as mt
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset

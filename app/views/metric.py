@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
-from app.pages import _metric_figures as figs
-from app.pages._metric_algorithm import algorithm_tab
+from app.views import _metric_figures as figs
+from app.views._metric_algorithm import algorithm_tab
 from solvers import metric
 from solvers.core import InputError, Param, Result
 from solvers.datasets import Dataset

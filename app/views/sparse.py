@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
-from app.pages._sparse_algorithm import algorithm_tab
-from app.pages._sparse_figures import (
+from app.views._sparse_algorithm import algorithm_tab
+from app.views._sparse_figures import (
     coefficients, extrapolation_steps, objective_gap, residual_with_events, support_changes, sweep_figure, toy_figure,
     toy_figure_3d,
 )

@@ -53,4 +53,4 @@ for row_start in range(0, len(FAMILIES) + 1, 3):
                 st.caption(module.PAPER)
             st.write(CARDS[name])
             if module is not None and (PAGES / f"{name}.py").is_file():
-                st.page_link(f"pages/{name}.py", label="Open the page", icon=":material/arrow_forward:")
+                st.page_link(f"views/{name}.py", label="Open the page", icon=":material/arrow_forward:")
