@@ -1,11 +1,12 @@
 """AppTest helpers every page test reuses.
 
-    from tests.app_harness import open_page, assert_clean, click_run, random_walk
+    from tests.app_harness import open_page, assert_clean, click_run, random_walk, upload
 
     at = open_page("foundations")              # app/views/foundations.py, first run done
     assert_clean(at)                            # no exception element, no st.error
     at.multiselect(key="fd.methods").set_value(["gd"]).run()
     random_walk("foundations", seed=1, steps=10)   # random valid values on every widget; never an exception
+    upload(at, "fd.data", "bad.csv", b"a,b\n1,2\n")  # the picker's Upload source, then st.error expected
 """
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def click_run(at: AppTest) -> AppTest:
     buttons = [b for b in at.sidebar.button if b.label == "Run"]
     assert buttons, "the page has no sidebar button labelled 'Run'"
     return buttons[0].click().run()
+
+
+def upload(at: AppTest, data_key: str, filename: str, content: bytes, mime: str = "text/csv") -> AppTest:
+    """Switch the dataset picker keyed ``data_key`` to Upload and upload one file; never an exception."""
+    at.radio(key=f"{data_key}.source").set_value("upload").run()
+    at.file_uploader(key=f"{data_key}.upload").upload(filename, content, mime).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def plotly_figures(at: AppTest) -> list[dict]:

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from solvers import foundations as fd
-from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
 
 def test_home_lists_every_family_and_runs_clean():
@@ -65,9 +65,7 @@ def test_rosenbrock_and_logistic_problems_run():
 def test_bad_upload_shows_an_error_not_an_exception(content, message):
     at = open_page("foundations")
     at.selectbox(key="fd.problem.problem").select("logistic").run()
-    at.radio(key="fd.data.source").set_value("upload").run()
-    at.file_uploader(key="fd.data.upload").upload("bad.csv", content, "text/csv").run()
-    assert not at.exception
+    upload(at, "fd.data", "bad.csv", content)
     assert any(message in e for e in errors(at)), errors(at)
 
 
@@ -77,8 +75,7 @@ def test_good_upload_runs():
     rows = "\n".join(f"{a:.4f},{b:.4f},{int(i >= 20)}" for i, (a, b) in enumerate(X))
     at = open_page("foundations")
     at.selectbox(key="fd.problem.problem").select("logistic").run()
-    at.radio(key="fd.data.source").set_value("upload").run()
-    at.file_uploader(key="fd.data.upload").upload("ok.csv", f"x1,x2,y\n{rows}\n".encode(), "text/csv").run()
+    upload(at, "fd.data", "ok.csv", f"x1,x2,y\n{rows}\n".encode())
     assert_clean(at)
     assert "Gradient descent" in trace_names(at)
 

@@ -2,7 +2,7 @@
 import pytest
 
 from solvers import multitask as mt
-from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
 
 def test_default_run_draws_the_methods_bounds_and_baselines():
@@ -78,17 +78,14 @@ def test_digits_draws_theta_images():
 ])
 def test_bad_upload_shows_an_error(content, message):
     at = open_page("multitask")
-    at.radio(key="mt.data.source").set_value("upload").run()
-    at.file_uploader(key="mt.data.upload").upload("bad.csv", content, "text/csv").run()
-    assert not at.exception
+    upload(at, "mt.data", "bad.csv", content)
     assert any(message in e for e in errors(at)), errors(at)
 
 
 def test_good_multi_output_upload_runs():
     rows = "\n".join(f"{i % 7},{(i * 3) % 5},{i % 7 + 0.5 * ((i * 3) % 5)},{i % 7 - ((i * 3) % 5)}" for i in range(40))
     at = open_page("multitask")
-    at.radio(key="mt.data.source").set_value("upload").run()
-    at.file_uploader(key="mt.data.upload").upload("ok.csv", f"a,b,y_1,y_2\n{rows}\n".encode(), "text/csv").run()
+    upload(at, "mt.data", "ok.csv", f"a,b,y_1,y_2\n{rows}\n".encode())
     assert_clean(at)
     assert "BCD" in trace_names(at)
 

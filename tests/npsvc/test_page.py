@@ -2,7 +2,7 @@
 import pytest
 
 from solvers import npsvc as fam
-from tests.app_harness import assert_clean, errors, open_page, plotly_figures, random_walk, trace_names
+from tests.app_harness import assert_clean, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
 
 def test_default_run_draws_primal_dual_accuracy_and_tau():
@@ -87,9 +87,7 @@ def test_tab_runs_ablation_sensitivity_and_splits():
 ])
 def test_bad_upload_shows_an_error_not_an_exception(content, message):
     at = open_page("npsvc")
-    at.radio(key="np.data.source").set_value("upload").run()
-    at.file_uploader(key="np.data.upload").upload("bad.csv", content, "text/csv").run()
-    assert not at.exception
+    upload(at, "np.data", "bad.csv", content)
     assert any(message in e for e in errors(at)), errors(at)
 
 
