@@ -14,7 +14,7 @@ import sys
 from types import ModuleType
 
 from . import FAMILIES, datasets
-from .core import STOPPING_PARAMS, InputError, add_cli_flags, params_from_cli
+from .core import STOPPING_PARAMS, InputError, add_cli_flags, cli_values, params_from_cli, validate_params
 
 ALL_FAMILIES = ("foundations", *FAMILIES)
 
@@ -43,19 +43,45 @@ def list_everything() -> None:
     print("synthetic generators:", ", ".join(sorted(datasets.generators())))
 
 
+def shared_names(fam: ModuleType, method: str) -> set[str]:
+    """Parameter names that both the problem and the method declare (npsvc: the split seed and the training seed)."""
+    return {p.name for p in fam.PROBLEM_PARAMS} & {p.name for p in fam.METHODS[method].params}
+
+
 def build_parser(fam: ModuleType, family: str, method: str) -> argparse.ArgumentParser:
+    """Flags from the Param specs. A name that the problem and the method share gets ``--problem-NAME`` and
+    ``--method-NAME``, plus a plain ``--NAME`` that sets both."""
     parser = argparse.ArgumentParser(prog=f"python -m solvers {family} {method}",
                                      description=fam.METHODS[method].summary or fam.METHODS[method].label)
     data = parser.add_argument_group("data")
     data.add_argument("--dataset", help="a bundled or real dataset name (see: python -m solvers list)")
     data.add_argument("--generator", help="a synthetic generator of this family; its settings are --gen-NAME flags")
-    add_cli_flags(parser.add_argument_group("problem"), fam.PROBLEM_PARAMS)
-    add_cli_flags(parser.add_argument_group(f"{method} parameters"), fam.METHODS[method].params)
+    shared = shared_names(fam, method)
+    problem_specs, method_specs = fam.PROBLEM_PARAMS, fam.METHODS[method].params
+    add_cli_flags(parser.add_argument_group("problem"), [p for p in problem_specs if p.name not in shared])
+    add_cli_flags(parser.add_argument_group(f"{method} parameters"), [p for p in method_specs if p.name not in shared])
+    if shared:
+        both = parser.add_argument_group("shared by the problem and the method (--NAME sets both)")
+        add_cli_flags(both, [p for p in problem_specs if p.name in shared])
+        add_cli_flags(both, [p for p in problem_specs if p.name in shared], prefix="problem")
+        add_cli_flags(both, [p for p in method_specs if p.name in shared], prefix="method")
     add_cli_flags(parser.add_argument_group("stopping"), STOPPING_PARAMS)
     out = parser.add_argument_group("output")
     out.add_argument("--history", help="write the history to this CSV file")
     out.add_argument("--every", type=int, default=0, help="print every N-th history row while running (0: none)")
     return parser
+
+
+def split_params(args: argparse.Namespace, fam: ModuleType, method: str) -> tuple[dict, dict]:
+    """(problem, method) parameter values; a shared name's prefixed flag wins over the plain one."""
+    shared = shared_names(fam, method)
+    problem_specs, method_specs = fam.PROBLEM_PARAMS, fam.METHODS[method].params
+    plain = cli_values(args, [p for p in problem_specs if p.name in shared])
+    problem = {**cli_values(args, [p for p in problem_specs if p.name not in shared]), **plain,
+               **cli_values(args, [p for p in problem_specs if p.name in shared], prefix="problem")}
+    method_values = {**cli_values(args, [p for p in method_specs if p.name not in shared]), **plain,
+                     **cli_values(args, [p for p in method_specs if p.name in shared], prefix="method")}
+    return validate_params(problem_specs, problem), validate_params(method_specs, method_values)
 
 
 def load_data(args: argparse.Namespace, extra: list[str], family: str):
@@ -92,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(fam, family, method)
         args, extra = parser.parse_known_args(argv[2:])
         ds = load_data(args, extra, family)
-        problem = fam.make_problem(ds, **params_from_cli(args, fam.PROBLEM_PARAMS))
-        method_params = params_from_cli(args, fam.METHODS[method].params)
+        problem_params, method_params = split_params(args, fam, method)
+        problem = fam.make_problem(ds, **problem_params)
         stopping = params_from_cli(args, STOPPING_PARAMS)
 
         def progress(row: dict) -> None:

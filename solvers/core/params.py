@@ -91,6 +91,8 @@ class Param:
             raise InputError(f"{self.label} must be a {self.type.__name__}, got {value!r}") from None
 
     def check(self, value: Any) -> Any:
+        if value is None and self.default is None:
+            return None  # an optional parameter left unset (e.g. SMM's reference optimum obj_opt)
         value = self.coerce(value)
         if self.choices is not None:
             if value not in self.choices:
@@ -128,16 +130,24 @@ def merge_specs(*groups: Iterable[Param]) -> list[Param]:
 
 
 # -- command line -----------------------------------------------------------
-def add_cli_flags(parser: argparse.ArgumentParser, specs: Sequence[Param]) -> None:
+def add_cli_flags(parser: argparse.ArgumentParser, specs: Sequence[Param], prefix: str = "") -> None:
+    """One ``--[prefix-]name`` flag per spec; ``prefix`` keeps apart two groups that declare the same name."""
     for p in specs:
-        flag = "--" + p.name.replace("_", "-")
+        dest = f"{prefix}_{p.name}" if prefix else p.name
+        flag = "--" + dest.replace("_", "-")
         text = f"{p.help} [{p.bounds_text()}; default {p.default}]".strip()
-        parser.add_argument(flag, dest=p.name, default=None, metavar=p.type.__name__.upper(), help=text)
+        parser.add_argument(flag, dest=dest, default=None, metavar=p.type.__name__.upper(), help=text)
 
 
-def params_from_cli(namespace: argparse.Namespace, specs: Sequence[Param]) -> dict[str, Any]:
-    given = {p.name: getattr(namespace, p.name) for p in specs if getattr(namespace, p.name, None) is not None}
-    return validate_params(specs, given)
+def cli_values(namespace: argparse.Namespace, specs: Sequence[Param], prefix: str = "") -> dict[str, Any]:
+    """The raw values of the flags that ``add_cli_flags(..., prefix)`` declared and the user gave."""
+    dest = (lambda name: f"{prefix}_{name}") if prefix else (lambda name: name)
+    return {p.name: getattr(namespace, dest(p.name)) for p in specs
+            if getattr(namespace, dest(p.name), None) is not None}
+
+
+def params_from_cli(namespace: argparse.Namespace, specs: Sequence[Param], prefix: str = "") -> dict[str, Any]:
+    return validate_params(specs, cli_values(namespace, specs, prefix))
 
 
 # -- documentation ----------------------------------------------------------
