@@ -30,6 +30,11 @@ def check_array(
     dtype=np.float64,
 ) -> np.ndarray | sp.csr_matrix:
     """A finite float array (or CSR matrix) of the given number of dimensions."""
+    kind = getattr(getattr(a, "dtype", None), "kind", "")
+    if kind == "c":
+        raise InputError(f"{name} has complex values; these methods need real numbers (take .real or abs first)")
+    if kind in ("S", "U", "V"):
+        raise InputError(f"{name} must be numeric, got {a.dtype} values (encode text columns as numbers first)")
     if sp.issparse(a):
         if not allow_sparse:
             raise InputError(f"{name} is a sparse matrix; this method needs a dense array")
@@ -38,7 +43,7 @@ def check_array(
         try:
             a = np.asarray(a, dtype=dtype)
         except (TypeError, ValueError):
-            raise InputError(f"{name} must be numeric") from None
+            raise InputError(f"{name} must be numeric (encode text columns as numbers first)") from None
     ndims = (ndim,) if isinstance(ndim, int) else ndim
     if a.ndim not in ndims:
         want = " or ".join(f"{d}-D" for d in ndims)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.datasets import make_blobs
 
-from ..core import Method, Param, Result, solve_with
+from ..core import Method, Param, Result, solve_with, validate_params
 from ..datasets import SEED, Dataset, Generator, register_generator
 from .methods import gradient_mapping, run_gd, run_heavy_ball, run_nesterov
 from .problems import BOX, WINDOW, Problem2D, make_problem2d
@@ -46,8 +46,9 @@ PROBLEM_PARAMS = [
 
 def make_problem(dataset: Dataset | None, *, problem: str = "quadratic", constraint: str = "none",
                  kappa: float = 20.0, mu: float = 1e-2, x0: float = -1.5, y0: float = 2.0) -> Problem2D:
+    p = validate_params(PROBLEM_PARAMS, dict(problem=problem, constraint=constraint, kappa=kappa, mu=mu, x0=x0, y0=y0))
     data = None if dataset is None else (dataset.dense(), dataset.y)
-    return make_problem2d(problem, constraint, (x0, y0), kappa=kappa, mu=mu, data=data)
+    return make_problem2d(p["problem"], p["constraint"], (p["x0"], p["y0"]), kappa=p["kappa"], mu=p["mu"], data=data)
 
 
 def solve(problem: Problem2D, method: str, *, tol: float = 1e-8, max_iter: int = 200, time_limit=None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.datasets import load_digits
 
-from ..core import InputError, Param
+from ..core import InputError, Param, check_memory
 from ..datasets import SEED, Dataset, Generator, register_generator
 
 
@@ -16,6 +16,9 @@ def make_shared_subspace(d: int = 30, m: int = 12, n_per_task: int = 15, n_test:
     x ~ N(0, I_d); y = xᵀu_ℓ + noise·ε (regression) or sign(xᵀu_ℓ + noise·ε) (classification)."""
     if h_true > d:
         raise InputError(f"the true subspace dimension h_true = {h_true} cannot exceed d = {d}")
+    # X and the per-row copy of its task's predictor U[:, groups] are both (m·rows) × d float64
+    check_memory(2 * 8.0 * m * (n_per_task + n_test) * d,
+                 f"{m} tasks × {n_per_task + n_test} rows × {d} features (m × (n_per_task + n_test) × d)")
     rng = np.random.default_rng(seed)
     Theta = np.linalg.qr(rng.standard_normal((d, h_true)))[0].T
     U = Theta.T @ rng.standard_normal((h_true, m)) + tau * rng.standard_normal((d, m))
