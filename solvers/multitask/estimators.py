@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._tags import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core import InputError, check_array
@@ -47,7 +48,8 @@ class MultiTaskSubspace(BaseEstimator):
     Attributes after ``fit``: ``coef_`` (m × d, row ℓ = u_ℓ), ``intercept_`` (m,), ``M_`` (d × d),
     ``theta_`` (h × d, the shared subspace), ``V_`` (h × m = ΘU), ``result_`` (the solver's Result),
     ``task_names_``, ``layout_`` (tasks, shared, single or groups) and, for classification losses,
-    ``classes_`` (per task, the (negative, positive) labels; an array of the two labels for a single y).
+    ``classes_``: an array of the two labels (negative, positive) when every task uses the same two (a single
+    y, a 0/1 label matrix), otherwise a list with each task's pair.
     """
 
     def __init__(self, alpha: float = 0.1, beta: float = 0.01, h: int | None = None, loss: str = "least_squares",
@@ -102,6 +104,10 @@ class MultiTaskSubspace(BaseEstimator):
             elif y.ndim == 2:
                 data, layout = from_shared(X, y, self.loss), "shared"
             else:
+                if _is_classifier(self) and type_of_target(y) == "multiclass":
+                    raise InputError("Only binary classification is supported. The type of the target is multiclass: "
+                                     "each task of MultiTaskSubspace is binary (Eq. (64)); for K classes give a label "
+                                     "matrix of K one-vs-rest columns")
                 data, layout = from_shared(X, y[:, None], self.loss), "single"
         h = min(DEFAULT_H, data.n_features) if self.h is None else self.h
         problem = MultiTaskProblem(data, self.loss, self.alpha, self.beta, h, self.intercept)
@@ -112,7 +118,8 @@ class MultiTaskSubspace(BaseEstimator):
         self.task_names_, self.n_features_in_, self.layout_ = data.task_names, data.n_features, layout
         self.n_iter_ = int(self.result_.info["n_iter"])
         if _is_classifier(self):
-            self.classes_ = np.asarray(data.classes[0]) if layout == "single" else data.classes
+            same = all(pair == data.classes[0] for pair in data.classes)
+            self.classes_ = np.asarray(data.classes[0]) if same else data.classes
         return self
 
     # -- prediction -----------------------------------------------------------
@@ -153,6 +160,8 @@ class MultiTaskSubspace(BaseEstimator):
         return self._scores(X, groups)
 
     def _labels(self, scores, ell):
+        if isinstance(self.classes_, np.ndarray):  # every task has the same two labels
+            return np.where(scores >= 0, self.classes_[1], self.classes_[0])
         table = np.empty((len(self.task_names_), 2), dtype=object)  # tasks may use labels of different types
         table[:] = self.classes_
         return np.where(scores >= 0, table[ell, 1], table[ell, 0])
@@ -166,9 +175,7 @@ class MultiTaskSubspace(BaseEstimator):
             return [self._labels(s, np.full(len(s), ell)) for ell, s in enumerate(scores)]
         if groups is not None:
             return self._labels(scores, self._task_positions(groups))
-        if self.layout_ == "single":
-            return np.where(scores >= 0, self.classes_[1], self.classes_[0])
-        return self._labels(scores, np.arange(scores.shape[1])[None, :])
+        return self._labels(scores, np.arange(scores.shape[-1])[None, :] if scores.ndim == 2 else 0)
 
     def score(self, X, y=None, groups=None) -> float:
         """One number over every (sample, task) pair of the layout, as used by GridSearchCV by default.

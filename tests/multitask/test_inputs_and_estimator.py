@@ -167,3 +167,13 @@ def test_held_out_errors_and_baselines():
     assert np.allclose(pooled["U"], pooled["U"][:, :1]) and np.allclose(pooled["b"], pooled["b"][0])
     stl = metrics.single_task(problem)
     np.testing.assert_allclose(stl["M"], 0.0, atol=1e-12)
+
+
+def test_label_matrix_classes_and_a_multiclass_y_refused(rng):
+    X = rng.standard_normal((40, 3))
+    Y = (X[:, :2] > 0).astype(int)  # two 0/1 tasks: one shared pair of labels
+    clf = mt.MultiTaskSubspace(loss="logistic").fit(X, Y)
+    assert clf.classes_.tolist() == [0, 1] and clf.predict(X).dtype.kind == "i"
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(clf.decision_function(X) >= 0).astype(int)])
+    with pytest.raises(InputError, match="Only binary classification is supported"):
+        mt.MultiTaskSubspace(loss="logistic").fit(X, np.arange(40) % 3)
