@@ -100,6 +100,8 @@ class MultiTaskSubspace(BaseEstimator):
         else:
             X, y = self._validate(X, y, reset=True)
             if groups is not None:
+                if y.ndim != 1:
+                    raise InputError(f"with groups, y holds one target per row (1-D), got shape {y.shape}")
                 data, layout = from_groups(X, y, groups, self.loss), "groups"
             elif y.ndim == 2:
                 data, layout = from_shared(X, y, self.loss), "shared"

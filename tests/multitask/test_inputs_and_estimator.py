@@ -69,6 +69,8 @@ def test_estimator_layouts_agree(rng):
         mt.MultiTaskSubspace().predict(X)
     with pytest.raises(InputError, match="requires y"):
         mt.MultiTaskSubspace().fit(X)
+    with pytest.raises(InputError, match="one target per row"):
+        mt.MultiTaskSubspace().fit(np.vstack([X] * 3), np.vstack([Y] * 3), groups=groups)
 
 
 def test_single_y_is_one_task_and_matches_ridge(rng):
