@@ -15,6 +15,8 @@ from sklearn.utils.estimator_checks import estimator_checks_generator, parametri
 
 from solvers import FAMILIES
 
+pytestmark = pytest.mark.slow  # about 500 checks; the deep and kernel classifiers take most of the time
+
 MIN_CHECKS = 30  # issue 18: an estimator that runs fewer checks is not really checked
 
 
