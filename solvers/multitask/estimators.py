@@ -74,7 +74,6 @@ class MultiTaskSubspace(BaseEstimator):
             tags.regressor_tags = None
         else:
             tags.estimator_type = "regressor"
-            tags.target_tags.one_d_labels = False
             tags.regressor_tags = RegressorTags()
             tags.classifier_tags = None
         return tags
