@@ -3,6 +3,8 @@ import io
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics import r2_score
 
 from solvers import datasets
 from solvers import multitask as mt
@@ -63,10 +65,43 @@ def test_estimator_layouts_agree(rng):
     assert shared.theta_.shape == (2, 5) and shared.V_.shape == (2, 3)
     with pytest.raises(InputError, match="features"):
         shared.predict(X[:, :4])
-    with pytest.raises(InputError, match="not fitted"):
+    with pytest.raises(NotFittedError):
         mt.MultiTaskSubspace().predict(X)
-    with pytest.raises(InputError, match="several tasks"):
-        mt.MultiTaskSubspace().fit(X, Y[:, 0])
+    with pytest.raises(InputError, match="requires y"):
+        mt.MultiTaskSubspace().fit(X)
+    with pytest.raises(InputError, match="one target per row"):
+        mt.MultiTaskSubspace().fit(np.vstack([X] * 3), np.vstack([Y] * 3), groups=groups)
+
+
+def test_single_y_is_one_task_and_matches_ridge(rng):
+    """With one task, tr(uᵀ(ηI + M)⁻¹u) is minimised by M putting eigenvalue 1 on u (any h ≥ 1), so rASO is
+    ridge regression with penalty c/(1 + η)·‖u‖² = β‖u‖² on the 1/n-averaged squared loss (Eq. (8))."""
+    X = rng.standard_normal((40, 6))
+    y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(40)
+    est = mt.MultiTaskSubspace(alpha=1.0, beta=0.5, tol=1e-10).fit(X, y)
+    assert est.layout_ == "single" and est.predict(X).shape == (40,) and est.coef_.shape == (1, 6)
+    Xc, yc = X - X.mean(0), y - y.mean()  # the unpenalised intercept centres the data
+    u = np.linalg.solve(Xc.T @ Xc / 40 + 0.5 * np.eye(6), Xc.T @ yc / 40)
+    np.testing.assert_allclose(est.coef_[0], u, atol=1e-6)
+    column = mt.MultiTaskSubspace(alpha=1.0, beta=0.5, tol=1e-10).fit(X, y[:, None])
+    assert column.predict(X).shape == (40, 1)
+    np.testing.assert_allclose(column.predict(X)[:, 0], est.predict(X))
+    assert est.score(X, y) == pytest.approx(r2_score(y, est.predict(X)))
+
+
+def test_default_h_fits_one_feature_and_a_set_h_is_still_checked(rng):
+    X = rng.standard_normal((20, 1))
+    assert mt.MultiTaskSubspace().fit(X, X[:, 0]).M_.shape == (1, 1)  # h=None: min(2, d)
+    with pytest.raises(InputError, match="between 0 and d"):
+        mt.MultiTaskSubspace(h=2).fit(X, X[:, 0])
+
+
+def test_decision_function_only_for_classification_losses(rng):
+    X = rng.standard_normal((30, 3))
+    assert not hasattr(mt.MultiTaskSubspace(), "decision_function")
+    clf = mt.MultiTaskSubspace(loss="logistic").fit(X, np.where(X[:, 0] > 0, "a", "b"))
+    assert clf.decision_function(X).shape == (30,) and set(clf.predict(X)) <= {"a", "b"}
+    assert list(clf.classes_) == ["a", "b"]
 
 
 def test_classifier_keeps_each_tasks_labels(rng):
@@ -134,3 +169,13 @@ def test_held_out_errors_and_baselines():
     assert np.allclose(pooled["U"], pooled["U"][:, :1]) and np.allclose(pooled["b"], pooled["b"][0])
     stl = metrics.single_task(problem)
     np.testing.assert_allclose(stl["M"], 0.0, atol=1e-12)
+
+
+def test_label_matrix_classes_and_a_multiclass_y_refused(rng):
+    X = rng.standard_normal((40, 3))
+    Y = (X[:, :2] > 0).astype(int)  # two 0/1 tasks: one shared pair of labels
+    clf = mt.MultiTaskSubspace(loss="logistic").fit(X, Y)
+    assert clf.classes_.tolist() == [0, 1] and clf.predict(X).dtype.kind == "i"
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[(clf.decision_function(X) >= 0).astype(int)])
+    with pytest.raises(InputError, match="Only binary classification is supported"):
+        mt.MultiTaskSubspace(loss="logistic").fit(X, np.arange(40) % 3)
