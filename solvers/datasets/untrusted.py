@@ -204,7 +204,7 @@ def read_mat_upload(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.
         return _read_mat_hdf5(filename, raw, choose)
     try:
         major, _ = scipy.io.matlab.matfile_version(io.BytesIO(raw))
-    except (ValueError, TypeError, OSError, EOFError) as exc:
+    except (ValueError, TypeError, IndexError, OSError, EOFError) as exc:
         raise InputError(f"{filename} is not a MATLAB .mat file ({exc}; it looks like {looks_like(raw)}); "
                          "save it with MATLAB's save -v7") from None
     body = _mat5_inflate(filename, raw) if major == 1 else raw
@@ -317,5 +317,5 @@ def check_csv_size(filename: str, raw: bytes) -> None:
     if n_columns > MAX_CSV_COLUMNS:
         raise InputError(f"{filename} has {n_columns:,} columns; CSV uploads are limited to {MAX_CSV_COLUMNS:,}: "
                          "upload wide data as .npz or LIBSVM, or select fewer features")
-    n_rows = raw.count(b"\n") + 1
+    n_rows = raw.count(b"\n") + (not raw.endswith(b"\n"))
     check_upload_memory(3 * FLOAT_BYTES * n_rows * n_columns, filename, f"a CSV table of {n_rows:,} × {n_columns:,}")
