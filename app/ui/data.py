@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from solvers import datasets
-from solvers.core import InputError
+from solvers.core import InputError, format_bytes
 from solvers.datasets import Dataset
 
 from .params import param_form
@@ -34,6 +34,10 @@ def read_upload(filename: str, raw: bytes, check: Callable[[Dataset], None] | No
             check(ds)
     except InputError as exc:
         st.error(f"Upload refused: {exc}")
+        return None
+    except Exception as exc:  # untrusted bytes: a parser failure nobody foresaw still gets a message, not a traceback
+        st.error(f"Upload refused: {filename} could not be read ({type(exc).__name__}); "
+                 f"upload a valid {', '.join(UPLOAD_TYPES)} file")
         return None
     ds.meta["key"] = "upload:" + config_key(filename, len(raw), raw[:4096].hex(), raw[-4096:].hex())
     return ds
@@ -86,7 +90,10 @@ def dataset_picker(
         else:
             up = box.file_uploader("Upload a file", type=UPLOAD_TYPES, key=f"{key}.upload",
                                    help="CSV (label column named y/label/target, or the last column), LIBSVM text, "
-                                        ".npz or .mat with arrays X and y. Up to 50 MiB; nothing is executed.")
+                                        ".npz or .mat with arrays X and y. Up to "
+                                        f"{format_bytes(datasets.MAX_UPLOAD_BYTES)} on disk and "
+                                        f"{format_bytes(datasets.upload_budget())} in memory; nothing is executed or "
+                                        "unpickled, and links to other files are refused.")
             if up is None:
                 box.info("Choose a file to upload.")
                 return None

@@ -368,3 +368,22 @@ def test_bombs_are_refused_from_headers_within_bounded_memory(tmp_path):
     for case, (outcome, text) in out.items():
         assert outcome == "InputError", (case, outcome, text)
         assert re.search(messages[case], text), (case, text)
+
+
+# -- the pages -----------------------------------------------------------------------------------
+PAGES = {"foundations": "fd", "sparse": "sp", "multitask": "mt", "smm": "smm", "metric": "ml", "npsvc": "np"}
+SLOW_PAGES = {"multitask", "metric", "npsvc"}  # their default run takes 20-80 s on a loaded 2-core machine
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in PAGES])
+def test_page_shows_a_hostile_upload_as_an_error_and_no_server_file(page, tmp_path):
+    from tests.app_harness import errors, open_page, upload
+
+    at = open_page(page)
+    if page == "foundations":  # its picker appears once a problem that takes data is chosen
+        at.selectbox(key="fd.problem.problem").select("logistic").run()
+    upload(at, f"{PAGES[page]}.data", "passwd.mat", h5_external_storage(tmp_path), mime="application/octet-stream")
+    shown = errors(at)
+    assert any("Upload refused" in e and "external storage" in e for e in shown), shown
+    page_text = json.dumps([str(el.proto) for el in at.main] + [str(el.proto) for el in at.sidebar], default=str)
+    assert "SECRET-CONTENT" not in page_text
