@@ -29,12 +29,12 @@ from sklearn.datasets import load_svmlight_file
 from ..core.errors import InputError
 from ..core.validation import format_bytes
 from .limits import check_upload_memory
-from .readers import is_mat_v73
 
 #: Chooses, from the array names a file holds, the ones to load (features first, then labels).
 Chooser = Callable[[Sequence[str]], Sequence[str]]
 
 NPY_MAGIC = b"\x93NUMPY"
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 MAX_ARCHIVE_MEMBERS = 64          # np.savez writes one member per array; X and y need two
 MAX_NPY_HEADER = 10_000           # bytes; numpy's own default limit for untrusted headers
 MAX_CSV_COLUMNS = 20_000          # pandas spends ~40 µs and several KiB per column
@@ -47,6 +47,11 @@ MATLAB_NUMERIC = {"double", "single", "logical", "sparse", "int8", "uint8", "int
 MATLAB_REFUSED = {"cell": "a cell array", "struct": "a struct", "char": "text (a char array)",
                   "object": "a MATLAB object", "function": "a function handle", "opaque": "an opaque object"}
 SAVE_NUMERIC = "save X (samples × features) and y as plain numeric arrays"
+
+
+def is_mat_v73(head: bytes) -> bool:
+    """MATLAB v7.3 files are HDF5 with a 512-byte user block before the signature."""
+    return head[:8] == HDF5_SIGNATURE or head[512:520] == HDF5_SIGNATURE
 
 
 def looks_like(raw: bytes) -> str:
@@ -235,7 +240,7 @@ def _read_mat_hdf5(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.n
 
     try:
         with h5py.File(io.BytesIO(raw), "r") as f:
-            inventory = _hdf5_inventory(filename, f)
+            inventory = hdf5_inventory(filename, f)
             wanted = list(choose([n for n, obj in inventory.items() if isinstance(obj, h5py.Dataset)]))
             out = {}
             for name in wanted:
@@ -257,7 +262,7 @@ def _read_mat_hdf5(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.n
                          "save it with MATLAB's save -v7") from None
 
 
-def _hdf5_inventory(filename: str, root) -> dict:
+def hdf5_inventory(filename: str, root) -> dict:
     """{path: Dataset or Group} of every object, refusing anything that points outside the file."""
     import h5py
 
