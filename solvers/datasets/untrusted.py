@@ -42,6 +42,7 @@ FLOAT_BYTES = 8                   # every feature array ends as float64
 WORKING_VECTORS = 32              # length-d vectors a solver keeps (iterates, gradients, momentum, ...)
 MAX_HDF5_OBJECTS = 10_000
 MAX_HDF5_DEPTH = 16
+MAX_ATTRIBUTE_BYTES = 64
 MATLAB_NUMERIC = {"double", "single", "logical", "sparse", "int8", "uint8", "int16", "uint16",
                   "int32", "uint32", "int64", "uint64"}
 MATLAB_REFUSED = {"cell": "a cell array", "struct": "a struct", "char": "text (a char array)",
@@ -219,7 +220,10 @@ def read_mat_upload(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.
         for name in wanted:
             shape, cls = inventory[name]
             _check_matlab_class(filename, name, cls)
-            if cls != "sparse":  # a sparse variable's size is bounded by the inflated bytes checked above
+            if cls == "sparse":  # its entries are bounded by the bytes checked above, its index arrays by its shape
+                check_upload_memory(WORKING_VECTORS * FLOAT_BYTES * sum(shape), filename,
+                                    f"sparse variable {name!r} of shape {shape}")
+            else:
                 check_upload_memory(2 * FLOAT_BYTES * prod(shape), filename, f"variable {name!r} of shape {shape}")
         loaded = scipy.io.loadmat(io.BytesIO(body), variable_names=wanted)
     except InputError:
@@ -245,9 +249,7 @@ def _read_mat_hdf5(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.n
             out = {}
             for name in wanted:
                 dset = inventory[name]
-                cls = dset.attrs.get("MATLAB_class", b"double")
-                cls = cls.decode() if isinstance(cls, bytes) else str(cls)
-                _check_matlab_class(filename, name, cls)
+                _check_matlab_class(filename, name, _matlab_class(filename, dset))
                 if dset.dtype.kind not in "biuf" or dset.dtype.names is not None:
                     raise InputError(f"{filename}: variable {name!r} has HDF5 type {dset.dtype}; {SAVE_NUMERIC}")
                 n = prod(dset.shape or ())
@@ -260,6 +262,19 @@ def _read_mat_hdf5(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.n
     except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
         raise InputError(f"{filename} is not a readable MATLAB v7.3 (HDF5) file ({exc}); "
                          "save it with MATLAB's save -v7") from None
+
+
+def _matlab_class(filename: str, dset) -> str:
+    """The MATLAB_class attribute MATLAB writes on every variable ("double", "cell", ...), read only if small."""
+    import h5py
+
+    if "MATLAB_class" not in dset.attrs:
+        return "double"
+    attr = h5py.h5a.open(dset.id, b"MATLAB_class")
+    if prod(attr.shape or ()) * attr.dtype.itemsize > MAX_ATTRIBUTE_BYTES or attr.dtype.kind not in "SUO":
+        raise InputError(f"{filename}: the MATLAB_class attribute of {dset.name!r} is not a short text; {SAVE_NUMERIC}")
+    cls = dset.attrs["MATLAB_class"]
+    return cls.decode(errors="replace") if isinstance(cls, bytes) else str(cls)
 
 
 def hdf5_inventory(filename: str, root) -> dict:

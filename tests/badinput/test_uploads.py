@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.io
+import scipy.sparse
 
 from solvers.core import InputError
 from solvers.datasets import parse_upload
@@ -109,6 +110,12 @@ def mat_with_dims(rows: int, cols: int) -> bytes:
     raw = mat({"X": np.ones((2, 2)), "y": np.arange(2)})
     dims = struct.pack("<IIii", 5, 8, 2, 2)  # miINT32 tag, then the dimensions
     return raw.replace(dims, struct.pack("<IIii", 5, 8, rows, cols), 1)
+
+
+def sparse_mat_with_rows(rows: int) -> bytes:
+    """A v5 file whose sparse X declares rows × 3 (converting it to CSR would allocate rows + 1 pointers)."""
+    raw = mat({"X": scipy.sparse.csc_matrix(np.eye(3)), "y": np.arange(3)})
+    return raw.replace(struct.pack("<IIii", 5, 8, 3, 3), struct.pack("<IIii", 5, 8, rows, 3), 1)
 
 
 def mat_declaring_inflated(n_bytes: int) -> bytes:
@@ -233,6 +240,11 @@ CASES = [
     ("mat-char", "char.mat", lambda t: mat({"X": "hello", "y": np.arange(2)}), r"char\.mat.*'X' is text"),
     ("mat-declares-1e12-elements", "dims.mat", lambda t: mat_with_dims(10**6, 10**6),
      r"dims\.mat.*'X' of shape \(1000000, 1000000\).*budget"),
+    ("mat-sparse-declares-2e9-rows", "sp.mat", lambda t: sparse_mat_with_rows(2 * 10**9),
+     r"sp\.mat.*sparse variable 'X' of shape \(2000000000, 3\).*budget"),
+    ("hdf5-huge-class-attribute", "attr.mat", lambda t: hdf5(lambda f: (
+        f.create_dataset("X", data=np.ones((2, 3))).attrs.create("MATLAB_class", np.zeros(1000, "S8")),
+        f.create_dataset("y", data=np.ones(3)))), r"attr\.mat.*MATLAB_class attribute.*not a short text"),
     ("mat-declares-3GB-inflated", "zip.mat", lambda t: mat_declaring_inflated(3 * 10**9), r"zip\.mat.*uncompressed.*budget"),
     ("mat-truncated", "cut.mat", lambda t: mat({"X": np.ones((20, 20)), "y": np.arange(20)})[:600], r"cut\.mat.*truncated"),
     ("pickle-named-mat", "p.mat", lambda t: pickle.dumps([1, 2, 3]), r"p\.mat is not a MATLAB .*Python pickle"),
@@ -248,7 +260,7 @@ CASES = [
     ("empty", "e.csv", lambda t: b"", r"e\.csv is empty"),
 ]
 BOMBS = {"npz-zip-bomb-2GiB", "npz-declares-1e13-elements", "libsvm-index-3e8", "csv-million-columns",
-         "mat-declares-1e12-elements", "mat-declares-3GB-inflated", "hdf5-declares-298GiB"}
+         "mat-declares-1e12-elements", "mat-declares-3GB-inflated", "mat-sparse-declares-2e9-rows", "hdf5-declares-298GiB"}
 
 
 @pytest.mark.parametrize("case,filename,build,message", CASES, ids=[c[0] for c in CASES])
