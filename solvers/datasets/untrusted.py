@@ -117,6 +117,10 @@ def read_npz_upload(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.
                                  "save the arrays with numpy.savez(file, X=..., y=...)")
             if any(info.flag_bits & 0x1 for info in infos.values()):
                 raise InputError(f"{filename} is encrypted; upload an unencrypted .npz")
+            # zipfile bounds what deflate inflates per read, not what bzip2 or lzma do: accept only what numpy writes
+            if any(info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for info in infos.values()):
+                raise InputError(f"{filename} uses a compression numpy does not write; "
+                                 "save it with numpy.savez or numpy.savez_compressed")
             check_upload_memory(sum(info.file_size for info in infos.values()), filename,
                                 f"the archive's {len(infos)} member(s) (uncompressed sizes from the zip directory)")
             wanted = [n + ".npy" for n in choose([n[:-4] for n in infos])]

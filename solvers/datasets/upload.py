@@ -119,7 +119,7 @@ def _parse_arrays(filename: str, arrays: dict) -> Dataset:
     else:
         X = np.asarray(X)
         if X.dtype.kind not in "biuf":
-            raise InputError(f"{filename}: the features {xk!r} have dtype {X.dtype}; they must be numbers")
+            raise InputError(f"{filename}: the features {xk!r} have dtype {X.dtype}; they must be real numbers")
         X = X.astype(float)
     y = None
     if rest:

@@ -68,6 +68,13 @@ def zip_of(members: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
+def bzip2_npz() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_BZIP2) as z:
+        z.writestr("X.npy", npy(np.ones((3, 2))))
+    return buf.getvalue()
+
+
 def with_bad_crc() -> bytes:
     raw = bytearray(good_npz())  # np.savez stores members uncompressed: flip one payload byte
     raw[raw.find(b"\x93NUMPY") + 130] ^= 0xFF
@@ -223,6 +230,7 @@ CASES = [
      r"m\.npz holds more than 64 members"),
     ("npz-member-not-npy", "x.npz", lambda t: zip_of({"X.npy": npy(np.ones((2, 2))), "evil.sh": b"rm -rf /"}),
      r"x\.npz holds 'evil\.sh'.*not a \.npy"),
+    ("npz-bzip2-members", "bz.npz", lambda t: bzip2_npz(), r"bz\.npz uses a compression.*numpy\.savez"),
     ("npz-oversized-npy-header", "b.npz", lambda t: zip_of({"X.npy": b"\x93NUMPY\x01\x00" + struct.pack("<H", 60000)
                                                               + b" " * 60000}), r"b\.npz: X\.npy is corrupt"),
     ("pickle-named-npz", "p.npz", lambda t: pickle.dumps({"X": [1, 2]}), r"p\.npz.*Python pickle"),
