@@ -72,8 +72,8 @@ def read_mat(source: str | Path | IO[bytes]) -> dict[str, Any]:
             raise InputError(f"{_label(source)} is not a readable MATLAB v7.3 (HDF5) file: {exc}") from None
     try:
         return {k: v for k, v in scipy.io.loadmat(io.BytesIO(data)).items() if not k.startswith("__")}
-    except (ValueError, TypeError, NotImplementedError, OSError, EOFError, IndexError, KeyError, OverflowError,
-            struct.error, zlib.error) as exc:
+    except (scipy.io.matlab.MatReadError, ValueError, TypeError, NotImplementedError, OSError, EOFError, IndexError,
+            KeyError, OverflowError, struct.error, zlib.error) as exc:
         raise InputError(f"{_label(source)} is not a readable MATLAB .mat file: {exc}") from None
 
 

@@ -152,6 +152,8 @@ def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, filename: 
 
 # -- MATLAB .mat ---------------------------------------------------------------------------------
 MI_MATRIX, MI_COMPRESSED = 14, 15
+MI_TYPES_IN_MATRIX = {1, 2, 3, 4, 5, 6, 7, 9, 12, 13, MI_MATRIX, 16, 17, 18}  # level-5 data types, table 1-1
+MAX_MAT_NESTING = 32
 
 
 def _mat5_inflate(filename: str, raw: bytes) -> bytes:
@@ -198,7 +200,33 @@ def _mat5_inflate(filename: str, raw: bytes) -> bytes:
             raise InputError(f"{filename}: unexpected MATLAB element type {mdtype} at byte {pos}; "
                              "the file is corrupt or not a .mat file")
         pos += 8 + size
-    return b"".join(parts)
+    inflated = b"".join(parts)
+    _check_mat5_elements(filename, inflated, order, 128, len(inflated), 0)
+    return inflated
+
+
+def _check_mat5_elements(filename: str, body: bytes, order: str, start: int, end: int, depth: int) -> None:
+    """Every tag inside [start, end) names a level-5 data type and fits its parent.
+
+    scipy's compiled reader trusts these tags: an unknown type code makes it crash the
+    whole process (found by fuzzing), so a bad tag must be refused before it runs.
+    """
+    if depth > MAX_MAT_NESTING:
+        raise InputError(f"{filename}: variables nest deeper than {MAX_MAT_NESTING} levels; {SAVE_NUMERIC}")
+    pos = start
+    while pos < end:
+        if pos + 8 > end:
+            raise InputError(f"{filename}: a variable ends inside a tag at byte {pos}; the file is truncated or corrupt")
+        word, size = struct.unpack_from(order + "II", body, pos)
+        small = word >> 16  # small data element: byte count in the upper half, data in the tag's second word
+        mdtype, size = (word & 0xFFFF, small) if small else (word, size)
+        if mdtype not in MI_TYPES_IN_MATRIX or (small and size > 4) or (not small and pos + 8 + size > end):
+            raise InputError(f"{filename}: bad MATLAB element (type {mdtype}, {size} bytes) at byte {pos}; "
+                             "the file is corrupt: save it again")
+        if mdtype == MI_MATRIX:
+            _check_mat5_elements(filename, body, order, pos + 8, pos + 8 + size, depth + 1)
+        step = 8 if small else 8 + size
+        pos += step + (-step % 8 if depth else 0)  # sub-elements are padded to 8 bytes, variables are not
 
 
 def _check_matlab_class(filename: str, name: str, cls: str) -> None:
@@ -214,11 +242,11 @@ def read_mat_upload(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.
         return _read_mat_hdf5(filename, raw, choose)
     try:
         major, _ = scipy.io.matlab.matfile_version(io.BytesIO(raw))
-    except (ValueError, TypeError, IndexError, OSError, EOFError) as exc:
+    except (scipy.io.matlab.MatReadError, ValueError, TypeError, IndexError, OSError, EOFError) as exc:
         raise InputError(f"{filename} is not a MATLAB .mat file ({exc}; it looks like {looks_like(raw)}); "
                          "save it with MATLAB's save -v7") from None
-    body = _mat5_inflate(filename, raw) if major == 1 else raw
     try:
+        body = _mat5_inflate(filename, raw) if major == 1 else raw
         inventory = {name: (shape, cls) for name, shape, cls in scipy.io.whosmat(io.BytesIO(body))}
         wanted = list(choose(list(inventory)))
         for name in wanted:
@@ -232,8 +260,8 @@ def read_mat_upload(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.
         loaded = scipy.io.loadmat(io.BytesIO(body), variable_names=wanted)
     except InputError:
         raise
-    except (ValueError, TypeError, KeyError, IndexError, NotImplementedError, OSError, EOFError, OverflowError,
-            struct.error, zlib.error) as exc:
+    except (scipy.io.matlab.MatReadError, ValueError, TypeError, KeyError, IndexError, NotImplementedError, OSError,
+            EOFError, OverflowError, struct.error, zlib.error) as exc:
         raise InputError(f"{filename} is not a readable MATLAB .mat file ({exc}); save it with MATLAB's save -v7") from None
     return {name: loaded[name] for name in wanted if name in loaded}
 
@@ -263,7 +291,7 @@ def _read_mat_hdf5(filename: str, raw: bytes, choose: Chooser) -> dict[str, np.n
             return out
     except InputError:
         raise
-    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, RuntimeError, OverflowError) as exc:
         raise InputError(f"{filename} is not a readable MATLAB v7.3 (HDF5) file ({exc}); "
                          "save it with MATLAB's save -v7") from None
 

@@ -125,6 +125,13 @@ def sparse_mat_with_rows(rows: int) -> bytes:
     return raw.replace(struct.pack("<IIii", 5, 8, 3, 3), struct.pack("<IIii", 5, 8, rows, 3), 1)
 
 
+def mat_with_unknown_element_type() -> bytes:
+    """X's data tag names type 37129, which no MATLAB file has: scipy's reader crashed the process on it."""
+    raw = mat({"X": np.ones((4, 2)), "y": np.arange(4)})
+    tag = struct.pack("<II", 9, 64)  # miDOUBLE, 4 × 2 × 8 bytes
+    return raw.replace(tag, struct.pack("<II", 37129, 64), 1)
+
+
 def mat_declaring_inflated(n_bytes: int) -> bytes:
     """A v5 file whose one compressed variable declares n_bytes once inflated."""
     header = mat({})[:128]
@@ -248,6 +255,8 @@ CASES = [
     ("mat-char", "char.mat", lambda t: mat({"X": "hello", "y": np.arange(2)}), r"char\.mat.*'X' is text"),
     ("mat-declares-1e12-elements", "dims.mat", lambda t: mat_with_dims(10**6, 10**6),
      r"dims\.mat.*'X' of shape \(1000000, 1000000\).*budget"),
+    ("mat-unknown-element-type-crashes-scipy", "seg.mat", lambda t: mat_with_unknown_element_type(),
+     r"seg\.mat: bad MATLAB element \(type 37129.*corrupt"),
     ("mat-sparse-declares-2e9-rows", "sp.mat", lambda t: sparse_mat_with_rows(2 * 10**9),
      r"sp\.mat.*sparse variable 'X' of shape \(2000000000, 3\).*budget"),
     ("hdf5-huge-class-attribute", "attr.mat", lambda t: hdf5(lambda f: (
@@ -267,12 +276,17 @@ CASES = [
     ("unsupported-pickle-extension", "model.pkl", lambda t: pickle.dumps(1), r"model\.pkl: unsupported file type '\.pkl'"),
     ("empty", "e.csv", lambda t: b"", r"e\.csv is empty"),
 ]
-BOMBS = {"npz-zip-bomb-2GiB", "npz-declares-1e13-elements", "libsvm-index-3e8", "csv-million-columns",
+# Parsed in the child process under RLIMIT_AS: the bombs, and files that crash a parser library (a
+# regression there would kill the test process, so they run in the child only).
+CRASHERS = {"mat-unknown-element-type-crashes-scipy"}
+BOMBS = CRASHERS | {"npz-zip-bomb-2GiB", "npz-declares-1e13-elements", "libsvm-index-3e8", "csv-million-columns",
          "mat-declares-1e12-elements", "mat-declares-3GB-inflated", "mat-sparse-declares-2e9-rows", "hdf5-declares-298GiB"}
 
 
 @pytest.mark.parametrize("case,filename,build,message", CASES, ids=[c[0] for c in CASES])
 def test_hostile_upload_is_refused_with_what_to_change(case, filename, build, message, tmp_path):
+    if case in CRASHERS:
+        pytest.skip("runs in the child process only (test_bombs_and_crashers_are_refused_within_bounded_memory)")
     raw = build(tmp_path)
     with pytest.raises(InputError, match=message) as info:
         parse_upload(filename, raw)
@@ -369,25 +383,75 @@ def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
-def test_bombs_are_refused_from_headers_within_bounded_memory(tmp_path):
-    jobs = []
-    for case, filename, build, _ in [c for c in CASES if c[0] in BOMBS] + [("control", "ok.npz", lambda t: good_npz(), "")]:
+def run_in_child(jobs: list[tuple[str, str, bytes]], tmp_path: Path) -> dict[str, list[str]]:
+    """{case: [outcome, message]} from parse_upload in a child process limited to CHILD_ADDRESS_SPACE."""
+    listed = []
+    for case, filename, raw in jobs:
         path = tmp_path / f"{case}.bin"
-        path.write_bytes(build(tmp_path))
-        jobs.append((case, filename, str(path)))
+        path.write_bytes(raw)
+        listed.append((case, filename, str(path)))
     env = {**os.environ, "SOLVERS_MEMORY_BUDGET": str(CHILD_MEMORY_BUDGET), "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(jobs)], cwd=REPO, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(listed)], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=300, preexec_fn=_limit_address_space)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, f"the child died (rc {done.returncode}): {done.stderr[-3000:]}"
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out.pop("limit") == "MemoryError", "the address-space limit must stop a 2 GiB allocation"
+    return out
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
+
+
+@linux_only
+def test_bombs_and_crashers_are_refused_within_bounded_memory(tmp_path):
+    jobs = [(case, filename, build(tmp_path)) for case, filename, build, _ in CASES if case in BOMBS]
+    out = run_in_child(jobs + [("control", "ok.npz", good_npz())], tmp_path)
     assert out.pop("control")[0] == "accepted"
     messages = {case: message for case, _, _, message in CASES}
     for case, (outcome, text) in out.items():
         assert outcome == "InputError", (case, outcome, text)
         assert re.search(messages[case], text), (case, text)
+
+
+def valid_uploads() -> dict[str, bytes]:
+    X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+    compressed = io.BytesIO()
+    np.savez_compressed(compressed, X=X, y=y)
+    return {
+        "a.npz": npz(X=X, y=y), "b.npz": compressed.getvalue(),
+        "c.mat": mat({"X": X, "y": y}), "d.mat": mat({"X": X, "y": y}, do_compression=True),
+        "e.mat": mat({"X": X, "y": y}, format="4"),
+        "f.mat": hdf5(lambda f: (f.create_dataset("X", data=X.T), f.create_dataset("y", data=y[None] * 1.0))),
+        "g.csv": b"a,b,y\n" + b"".join(b"%g,%g,%d\n" % (r[0], r[1], t) for r, t in zip(X, y)),
+        "h.libsvm": b"".join(b"%d 1:%g 2:%g\n" % (t, r[0], r[1]) for r, t in zip(X, y)),
+    }
+
+
+def mutate(raw: bytes, rng: np.random.Generator) -> bytes:
+    """One random corruption: a byte changed, the file cut, bytes inserted, or many bytes changed."""
+    b = bytearray(raw)
+    kind = rng.integers(4)
+    if kind == 1:
+        return bytes(b[:rng.integers(1, len(b))])
+    if kind == 2:
+        at = int(rng.integers(len(b)))
+        return bytes(b[:at] + rng.bytes(int(rng.integers(1, 16))) + b[at:])
+    for _ in range(1 if kind == 0 else int(rng.integers(2, 20))):
+        b[rng.integers(len(b))] = rng.integers(256)
+    return bytes(b)
+
+
+@linux_only
+def test_corrupted_uploads_give_a_dataset_or_an_input_error_and_never_a_crash(tmp_path):
+    """Seeded fuzzing of every format (this is how scipy's crash on unknown MATLAB tags was found)."""
+    rng = np.random.default_rng(2026)
+    jobs = [(f"{name}-{i}", name, mutate(raw, rng)) for name, raw in valid_uploads().items() for i in range(60)]
+    out = run_in_child(jobs, tmp_path)
+    assert len(out) == len(jobs)
+    unexpected = {case: r for case, r in out.items() if r[0] not in ("accepted", "InputError")}
+    assert not unexpected, unexpected
+    assert sum(r[0] == "InputError" for r in out.values()) > len(jobs) // 3  # the corruptions are mostly noticed
 
 
 # -- the pages -----------------------------------------------------------------------------------
