@@ -27,13 +27,15 @@ LABEL_NAMES = ("y", "label", "labels", "target", "class")
 FORMATS = {".csv": "csv", ".libsvm": "libsvm", ".svm": "libsvm", ".svmlight": "libsvm", ".txt": "libsvm",
            ".npz": "npz", ".mat": "mat"}
 MAX_NAME_CHARS = 80
+NAME_PUNCTUATION = " ._-+()"
 
 
 def display_name(filename: str) -> str:
-    """The upload's name for titles: its last component without directories, control characters or extension."""
+    """The upload's name for titles: its last component, without directories, extension, control characters
+    or markdown/HTML punctuation (pages put dataset names into markdown)."""
     stem = PureWindowsPath(filename).stem  # splits on both / and \
-    shown = "".join(c for c in stem if unicodedata.category(c)[0] != "C").strip()
-    return shown[:MAX_NAME_CHARS] or "upload"
+    shown = "".join(c for c in stem if (c.isalnum() or c in NAME_PUNCTUATION) and unicodedata.category(c)[0] != "C")
+    return shown.strip()[:MAX_NAME_CHARS] or "upload"
 
 
 def _infer_task(y: np.ndarray) -> str:
