@@ -1,18 +1,20 @@
 """The dataset picker: bundled, real (from the data directory), synthetic, or an upload."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Sequence
 
 import streamlit as st
 
 from solvers import datasets
-from solvers.core import InputError
+from solvers.core import InputError, format_bytes
 from solvers.datasets import Dataset
 
 from .params import param_form
 from .runs import config_key
 
 SOURCES = {"bundled": "Bundled", "real": "Real (data directory)", "synthetic": "Synthetic", "upload": "Upload"}
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]!<>$~|#])")  # links, images, HTML, LaTeX, emphasis, code
 UPLOAD_TYPES = ["csv", "libsvm", "svm", "svmlight", "txt", "npz", "mat"]
 
 
@@ -26,6 +28,11 @@ def _generate(name: str, frozen: tuple) -> Dataset:
     return datasets.generate(name, **dict(frozen))
 
 
+def plain(text: str) -> str:
+    """Text for st.error with the markdown, HTML and LaTeX punctuation escaped (an upload's name is hostile)."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
 def read_upload(filename: str, raw: bytes, check: Callable[[Dataset], None] | None = None) -> Dataset | None:
     """Parse and check an uploaded file; problems are shown with st.error and give None."""
     try:
@@ -33,7 +40,11 @@ def read_upload(filename: str, raw: bytes, check: Callable[[Dataset], None] | No
         if check is not None:
             check(ds)
     except InputError as exc:
-        st.error(f"Upload refused: {exc}")
+        st.error(plain(f"Upload refused: {exc}"))
+        return None
+    except Exception as exc:  # untrusted bytes: a parser failure nobody foresaw still gets a message, not a traceback
+        st.error(plain(f"Upload refused: {filename} could not be read ({type(exc).__name__}); "
+                       f"upload a valid {', '.join(UPLOAD_TYPES)} file"))
         return None
     ds.meta["key"] = "upload:" + config_key(filename, len(raw), raw[:4096].hex(), raw[-4096:].hex())
     return ds
@@ -86,7 +97,10 @@ def dataset_picker(
         else:
             up = box.file_uploader("Upload a file", type=UPLOAD_TYPES, key=f"{key}.upload",
                                    help="CSV (label column named y/label/target, or the last column), LIBSVM text, "
-                                        ".npz or .mat with arrays X and y. Up to 50 MiB; nothing is executed.")
+                                        ".npz or .mat with arrays X and y. Up to "
+                                        f"{format_bytes(datasets.MAX_UPLOAD_BYTES)} on disk and "
+                                        f"{format_bytes(datasets.upload_budget())} in memory; nothing is executed or "
+                                        "unpickled, and links to other files are refused.")
             if up is None:
                 box.info("Choose a file to upload.")
                 return None

@@ -13,6 +13,7 @@ from functools import lru_cache
 from ..core.errors import InputError
 from .base import Dataset
 from .bundled import BUNDLED, load_bundled
+from .limits import upload_budget
 from .realdata import REAL, RealDataset, data_dir, load_real
 from .synthetic import SEED, Generator, generate, generators, register_generator
 from .upload import MAX_UPLOAD_BYTES, parse_upload
@@ -51,4 +52,5 @@ def load(name: str) -> Dataset:
 __all__ = [
     "Dataset", "BUNDLED", "REAL", "RealDataset", "data_dir", "available", "missing", "load",
     "SEED", "Generator", "generate", "generators", "register_generator", "MAX_UPLOAD_BYTES", "parse_upload",
+    "upload_budget",
 ]

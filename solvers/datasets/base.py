@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.errors import InputError
+from ..core.validation import check_memory
 
 TASKS = ("classification", "regression", "multitask")
 
@@ -21,6 +22,7 @@ class Dataset:
     ``groups`` gives the task of each row when several tasks are stacked (School).
     ``image_shape`` says how a row of X reshapes into a picture (digits: (8, 8)).
     ``test_mask`` marks a predefined test part (pendigits, dna), else ``None``.
+    ``meta["memory_budget"]`` (uploads set it) caps what densifying a sparse X may allocate.
     """
 
     name: str
@@ -74,12 +76,15 @@ class Dataset:
             return np.asarray(self.X)
         if self.image_shape is None:
             raise InputError(f"{self.name} has vector samples with no image shape; pick a matrix dataset")
-        X = self.X.toarray() if self.is_sparse else np.asarray(self.X)
-        return X.reshape(X.shape[0], *self.image_shape)
+        return self.dense().reshape(self.X.shape[0], *self.image_shape)
 
     def dense(self) -> np.ndarray:
         X = self.as_vectors()
-        return X.toarray() if sp.issparse(X) else np.asarray(X)
+        if not sp.issparse(X):
+            return np.asarray(X)
+        check_memory(8.0 * X.shape[0] * X.shape[1], f"{self.name} as a dense {X.shape[0]} × {X.shape[1]} array",
+                     budget=self.meta.get("memory_budget"))
+        return X.toarray()
 
     def binary_task(self, positive: Any) -> "Dataset":
         """One-vs-rest relabelling: ``positive`` → +1, every other class → −1."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import struct
+import zlib
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,8 +19,10 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from ..core.errors import InputError
+from ..core.validation import check_memory
+from .untrusted import HDF5_SIGNATURE, hdf5_inventory, is_mat_v73, read_npz_upload
 
-HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+__all__ = ["HDF5_SIGNATURE", "is_mat_v73", "open_maybe_compressed", "read_idx", "read_mat", "read_npz", "read_svmlight"]
 
 
 def open_maybe_compressed(path: str | Path) -> IO[bytes]:
@@ -38,14 +42,12 @@ def read_svmlight(source: str | Path | IO[bytes], n_features: int | None = None)
                 X, y = load_svmlight_file(f, n_features=n_features)
         else:
             X, y = load_svmlight_file(source, n_features=n_features)
-    except (ValueError, UnicodeDecodeError, OSError, EOFError) as exc:
-        raise InputError(f"not a valid LIBSVM/svmlight file: {exc}") from None
+    except OverflowError:
+        raise InputError(f"{_label(source)}: a feature index is too large for any machine; "
+                         "LIBSVM indices must number the features 1, 2, ..., d") from None
+    except (ValueError, UnicodeDecodeError, OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{_label(source)} is not a valid LIBSVM/svmlight file: {exc}") from None
     return sp.csr_matrix(X), y
-
-
-def is_mat_v73(head: bytes) -> bool:
-    """MATLAB v7.3 files are HDF5 with a 512-byte user block before the signature."""
-    return head[:8] == HDF5_SIGNATURE or head[512:520] == HDF5_SIGNATURE
 
 
 def read_mat(source: str | Path | IO[bytes]) -> dict[str, Any]:
@@ -58,17 +60,21 @@ def read_mat(source: str | Path | IO[bytes]) -> dict[str, Any]:
     if is_mat_v73(data[:1024]):
         import h5py
 
-        out: dict[str, Any] = {}
-        with h5py.File(io.BytesIO(data), "r") as f:
-            def visit(name: str, obj: Any) -> None:
-                if isinstance(obj, h5py.Dataset) and obj.dtype.kind in "biuf":
-                    out[name] = obj[()]
-            f.visititems(visit)
-        return out
+        try:
+            with h5py.File(io.BytesIO(data), "r") as f:
+                out: dict[str, Any] = {}
+                for name, obj in hdf5_inventory(_label(source), f).items():  # refuses links and external data
+                    if isinstance(obj, h5py.Dataset) and obj.dtype.kind in "biuf":
+                        check_memory(obj.dtype.itemsize * float(np.prod(obj.shape or ())), f"{_label(source)}: {name}")
+                        out[name] = obj[()]
+                return out
+        except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
+            raise InputError(f"{_label(source)} is not a readable MATLAB v7.3 (HDF5) file: {exc}") from None
     try:
         return {k: v for k, v in scipy.io.loadmat(io.BytesIO(data)).items() if not k.startswith("__")}
-    except (ValueError, TypeError, NotImplementedError, OSError) as exc:
-        raise InputError(f"not a readable MATLAB .mat file: {exc}") from None
+    except (scipy.io.matlab.MatReadError, ValueError, TypeError, NotImplementedError, OSError, EOFError, IndexError,
+            KeyError, OverflowError, struct.error, zlib.error) as exc:
+        raise InputError(f"{_label(source)} is not a readable MATLAB .mat file: {exc}") from None
 
 
 def read_idx(source: str | Path) -> np.ndarray:
@@ -86,11 +92,11 @@ def read_idx(source: str | Path) -> np.ndarray:
 
 
 def read_npz(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
-    """NumPy .npz without pickles: object arrays are refused."""
-    try:
-        with np.load(source, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
-    except ValueError as exc:
-        raise InputError(f"not a plain .npz archive (object arrays are not accepted): {exc}") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"not a readable .npz file: {exc}") from None
+    """NumPy .npz, never unpickled, with the declared-size checks an upload gets."""
+    raw = Path(source).read_bytes() if isinstance(source, (str, Path)) else source.read()
+    return read_npz_upload(_label(source), raw, choose=list)
+
+
+def _label(source: Any) -> str:
+    """How messages name a source: the file's name, or what it is when it has none."""
+    return Path(source).name if isinstance(source, (str, Path)) else getattr(source, "name", None) or "the file"

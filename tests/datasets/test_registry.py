@@ -113,8 +113,35 @@ def test_mat_v73_through_h5py(tmp_path):
 def test_npz_with_objects_is_refused():
     buf = io.BytesIO()
     np.savez(buf, X=np.array([{"a": 1}], dtype=object))
-    with pytest.raises(InputError, match="object arrays"):
+    with pytest.raises(InputError, match="Python objects.*pickles are never loaded"):
         read_npz(io.BytesIO(buf.getvalue()))
+
+
+def test_readers_called_directly_turn_parser_failures_into_input_errors(tmp_path):
+    buf = io.BytesIO()
+    np.savez(buf, X=np.ones((3, 2)))
+    (tmp_path / "cut.npz").write_bytes(buf.getvalue()[:100])
+    with pytest.raises(InputError, match=r"cut\.npz.*truncated or corrupt"):
+        read_npz(tmp_path / "cut.npz")
+    (tmp_path / "big.svm").write_bytes(b"1 1000000000000:1\n")
+    with pytest.raises(InputError, match=r"big\.svm: a feature index is too large"):
+        read_svmlight(tmp_path / "big.svm")
+    (tmp_path / "fake.mat").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(600))
+    with pytest.raises(InputError, match=r"fake\.mat is not a readable MATLAB v7\.3"):
+        read_mat(tmp_path / "fake.mat")
+
+
+def test_read_mat_keeps_cells_for_data_files_but_refuses_hdf5_links(tmp_path):
+    import h5py
+
+    buf = io.BytesIO()
+    scipy.io.savemat(buf, {"dat": np.array([[np.eye(2), np.ones(3)]], dtype=object)})
+    assert read_mat(io.BytesIO(buf.getvalue()))["dat"].shape == (1, 2)  # binaryalphadigs and school are cells
+    (tmp_path / "other.h5").write_bytes(b"")
+    with h5py.File(tmp_path / "linked.mat", "w") as f:
+        f["X"] = h5py.ExternalLink(str(tmp_path / "other.h5"), "/X")
+    with pytest.raises(InputError, match="external link"):
+        read_mat(tmp_path / "linked.mat")
 
 
 # -- uploads ---------------------------------------------------------------
