@@ -9,7 +9,9 @@ worse subset than the best (issue 10). From the solver's support S, weakest cont
          exact gain of adding j back when the columns are orthogonal)
     j  = the j ∈ C whose refit on S \\ {i} ∪ {j} has the smallest f (|C| refits on s columns)
     if j ≠ i and that f < f(w):  accept the swap
-until a sweep accepts nothing. f never increases, and the result is a refit on its support.
+first improvement wins and the sweep starts again, until a sweep accepts nothing (or MAX_SWAPS).
+The s gradients of a sweep come from one blocked product Xᵀ[∇g(u₁) … ∇g(u_s)] (one pass over X
+instead of s; counted as s GE). f never increases, and the result is a refit on its support.
 Skipped above POLISH_MAX_S (each swap refits on s columns).
 
 Path: s = 1 … s_max, each solve started at the previous solution (P_{A_s}(w_{s−1}) = w_{s−1}),
@@ -26,7 +28,7 @@ from .problem import Point, SparseProblem
 from .restricted import refit
 
 POLISH_MAX_S = 100
-MAX_SWEEPS = 20
+MAX_SWAPS = 50
 N_CANDIDATES = 5
 
 
@@ -54,15 +56,15 @@ def swap_polish(problem: SparseProblem, w: np.ndarray, norms: np.ndarray | None 
         return x, info
     norms = column_norms(problem.X) if norms is None else norms
     safe = np.where(norms > 0, norms, np.inf)  # an all-zero column is never worth adding
-    for info.sweeps in range(1, MAX_SWEEPS + 1):
-        improved = False
-        for i in S[np.argsort(np.abs(x.w[S]) * norms[S], kind="stable")]:
-            if i not in S:
-                continue
-            rest = S[S != i]
-            less, _ = refit(problem, np.r_[rest, free], x.w)
-            score = np.abs(problem.full_gradient(less.u, less.w)) / safe
-            info.grad_evals += 1
+    for info.sweeps in range(1, MAX_SWAPS + 2):
+        order = S[np.argsort(np.abs(x.w[S]) * norms[S], kind="stable")]
+        rests = [S[S != i] for i in order]
+        lesses = [refit(problem, np.r_[rest, free], x.w)[0] for rest in rests]
+        scores = np.abs(problem.gradients(lesses)) / safe[:, None]  # the s gradients in one pass over X
+        info.grad_evals += len(order)
+        swapped = False
+        for col, (i, rest, less) in enumerate(zip(order, rests, lesses)):
+            score = scores[:, col]
             score[np.r_[rest, free]] = -np.inf
             k = min(N_CANDIDATES, head - rest.size)
             C = np.argpartition(-score, k - 1)[:k]
@@ -72,8 +74,9 @@ def swap_polish(problem: SparseProblem, w: np.ndarray, norms: np.ndarray | None 
             cands = [refit(problem, np.r_[np.sort(np.r_[rest, j]), free], less.w)[0] for j in C]
             best = int(np.argmin([c.f for c in cands]))
             if cands[best].f < x.f - 1e-12 * max(1.0, abs(x.f)):
-                x, S, improved = cands[best], np.sort(np.r_[rest, C[best]]), True
+                x, S, swapped = cands[best], np.sort(np.r_[rest, C[best]]), True
                 info.swaps += 1
-        if not improved:
+                break  # S changed: the other s − 1 refits are stale, start a new sweep
+        if not swapped or info.swaps >= MAX_SWAPS:
             break
     return x, info
