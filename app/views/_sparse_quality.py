@@ -67,14 +67,16 @@ def quality_tab(problem: fam.SparseProblem, stop: dict, truth, key: str, data_ke
     st.markdown(
         "**Beyond the paper.** The paper's APG+ starts at w⁰ = 0 on the raw X and stops at a stationary point, "
         "which can be a clearly worse subset than the best. Our default estimator solves the **same ℓ0 problem** "
-        "with three switches: unit-norm columns (the same problem in scaled coordinates), a warm-started path "
-        "s′ = 1 … s (kept when it beats the start from 0), and a swap polish (exchange a support index for a "
-        "better one while f drops, refitting on the support). The convergence tabs above always run the "
+        "with four switches: unit-norm columns (the same problem in scaled coordinates), a warm-started path "
+        "s′ = 1 … s and a greedy forward start (OMP on unit-norm columns for LS) beside the start at 0, the "
+        "best kept, and a swap polish (exchange a support index for a better one while f drops, refitting on "
+        "the support). The convergence tabs above always run the "
         "paper's exact methods; this tab compares subsets, not iterations.")
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     options = {"normalize": c1.checkbox("unit-norm columns", True, key=f"{key}.q_norm"),
                "warm_path": c2.checkbox("warm path over s", True, key=f"{key}.q_path"),
-               "polish": c3.checkbox("swap polish", True, key=f"{key}.q_polish")}
+               "greedy": c3.checkbox("greedy start", True, key=f"{key}.q_greedy"),
+               "polish": c4.checkbox("swap polish", True, key=f"{key}.q_polish")}
     methods = ["apg+ paper", "apg+ ours", "grasp"] + (["omp", "omp-n"] if problem.loss == "ls" else [])
     if available()["abess"]:
         methods.append("abess")

@@ -4,8 +4,9 @@ Same objective for everyone, no intercept, same s; each objective is recomputed 
 coefficients (LS: ½‖y − Xw‖², logistic: Σ log(1 + exp(−yᵢxᵢᵀw))). Times are end to end (set-up,
 L, solve, polish), on whatever machine runs it. Methods:
   APG+ paper   Algorithm 2 from w⁰ = 0 on the raw X (SparseProblem + solve, the paper's tables)
-  APG+ ours    the default estimator (unit-norm columns, warm path over s, swap polish), no intercept
-  APG+ fast    the same with warm_path=False (one solve from 0 and its polish)
+  APG+ ours    the default estimator (unit-norm columns; starts 0, warm path over s, greedy; swap polish),
+               no intercept
+  APG+ fast    the same with warm_path=False, greedy=False (one solve from 0 and its polish)
   PG, GraSP    paper baselines (GraSP now refits on its support)
   OMP, OMP-n   scikit-learn's OrthogonalMatchingPursuit on raw / unit-norm columns (LS only)
   best-1       the exact best single feature (s = 1, LS only)
@@ -52,7 +53,8 @@ def run_method(method: str, X, y, loss: str, s: int, tol: float, max_iter: int) 
         return r.solution["w"], "" if r.status == "converged" else "*"
     if method in ("apg+ ours", "apg+ fast"):
         cls = SparseLinearRegression if loss == "ls" else SparseLogisticRegression
-        est = cls(s=s, fit_intercept=False, warm_path=method == "apg+ ours", tol=tol, max_iter=max_iter).fit(X, y)
+        extra = method == "apg+ ours"
+        est = cls(s=s, fit_intercept=False, warm_path=extra, greedy=extra, tol=tol, max_iter=max_iter).fit(X, y)
         sign = 1.0 if loss == "ls" or est.classes_[1] == 1 else -1.0
         return sign * est.coef_, "" if est.status_ == "converged" else "*"
     if method in ("omp", "omp-n"):

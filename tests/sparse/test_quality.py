@@ -11,7 +11,7 @@ from solvers.sparse.polish import swap_polish
 from .conftest import random_problem
 from .test_solvers import brute_force, restricted_minimiser
 
-PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, polish=False)
+PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False)
 
 
 def correlated_design(seed, m=30, n=12, rho=0.8):
@@ -50,6 +50,19 @@ def test_default_estimator_is_at_least_as_good_as_omp_on_raw_and_normalised_colu
             scale = np.linalg.norm(X, axis=0)
             normed = OrthogonalMatchingPursuit(n_nonzero_coefs=s, fit_intercept=False).fit(X / scale, y).coef_ / scale
             assert ours <= min(pb.objective(raw), pb.objective(normed)) * (1 + 1e-9), (seed, s)
+
+
+def test_greedy_start_is_omp_on_unit_norm_columns():
+    from solvers.sparse.path import greedy_support
+    from solvers.sparse.polish import column_norms
+
+    for seed in range(4):
+        X, y = correlated_design(seed, m=40, n=60)
+        pb = SparseProblem(X, y, loss="ls", s=5)
+        w = greedy_support(pb, 5, column_norms(X))
+        scale = np.linalg.norm(X, axis=0)
+        omp = OrthogonalMatchingPursuit(n_nonzero_coefs=5, fit_intercept=False).fit(X / scale, y).coef_ / scale
+        np.testing.assert_allclose(w, omp, rtol=1e-7, atol=1e-10)
 
 
 def test_polish_never_increases_f_and_returns_the_refit_on_its_support():
