@@ -47,3 +47,13 @@ def test_tighter_tolerance_gives_a_tighter_bound():
     X = sp.random(500, 700, density=0.02, format="csr", random_state=4)
     sigma2 = exact(X)
     assert sigma2 <= sigma_max_sq_bound(X, rtol=1e-6) <= sigma2 * (1 + 1e-6) ** 2
+
+
+def test_low_density_generator_data_build_a_problem():
+    # issue 15: the sparse generator at low density made ARPACK's fixed start fail before any work
+    from solvers import datasets
+    from solvers.sparse import make_problem
+
+    ds = datasets.generate("sparse-regression", m=600, n=900, k=3, density=2e-3, m_test=0, seed=0)
+    sigma2 = exact(ds.X)
+    assert sigma2 <= make_problem(ds, s=3).L <= sigma2 * (1 + RTOL) ** 2
