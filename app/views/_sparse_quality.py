@@ -67,9 +67,9 @@ def quality_tab(problem: fam.SparseProblem, stop: dict, truth, key: str, data_ke
     st.markdown(
         "**Beyond the paper.** The paper's APG+ starts at w⁰ = 0 on the raw X and stops at a stationary point, "
         "which can be a clearly worse subset than the best. Our default estimator solves the **same ℓ0 problem** "
-        "with four switches: unit-norm columns (the same problem in scaled coordinates), a warm-started path "
-        "s′ = 1 … s and a greedy forward start (OMP on unit-norm columns for LS) beside the start at 0, the "
-        "best kept, and a swap polish (exchange a support index for a better one while f drops, refitting on "
+        "with four switches: unit-norm columns (the same problem in scaled coordinates), a greedy forward "
+        "start (OMP on unit-norm columns for LS) beside the start at 0 and, when those two disagree, a "
+        "warm-started path s′ = 1 … s, the best kept, and a swap polish (exchange a support index for a better one while f drops, refitting on "
         "the support). The convergence tabs above always run the "
         "paper's exact methods; this tab compares subsets, not iterations.")
     c1, c2, c3, c4 = st.columns(4)

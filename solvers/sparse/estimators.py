@@ -7,11 +7,11 @@ Two ways to run them, and the difference matters:
   is Algorithm 2 from w⁰ = 0 on the raw X, as in the paper's tables (and the benchmark `tables`);
 * our defaults (``fit_intercept=True, normalize=True, warm_path=True, greedy=True, polish=True``)
   solve the same ℓ0 problem (plus an unpenalised intercept) in unit-norm column coordinates from
-  up to three starts: w⁰ = 0; for 1 < s ≤ POLISH_MAX_S also along a warm-started path s' = 1 … s
-  and from a greedy forward support (OMP on unit-norm columns for LS; path.py). Each fit is
-  followed by the swap polish of polish.py and the best is kept (on the gene sets no start wins
-  everywhere): better subsets than a local method from 0 alone (issue 10), for about s + 2 solves
-  instead of one. ``warm_path=False, greedy=False`` is the fast variant (one solve and its polish).
+  up to three starts: w⁰ = 0; for 1 < s ≤ POLISH_MAX_S also a greedy forward support (OMP on
+  unit-norm columns for LS; path.py) and, when those two end at different objectives, a
+  warm-started path s' = 1 … s. Each fit is followed by the swap polish of polish.py and the best
+  is kept (on the gene sets no start wins everywhere): better subsets than a local method from 0
+  alone (issue 10), for two solves, or about s + 2 when the path runs, instead of one. ``warm_path=False, greedy=False`` is the fast variant (one solve and its polish).
 
 ``s=None`` picks ⌈n/10⌉ features, at most ⌊m/2⌋ (beyond that an LS subset fit starts to
 interpolate), at least 1. A user-set s that cannot hold raises InputError. The path estimator
@@ -79,11 +79,12 @@ class _SparseBase(BaseEstimator):
                        params=self.params)
         fits = [fit_one(problem, method, **options)]
         if 1 < problem.s <= POLISH_MAX_S:  # no start dominates on the gene sets: keep the best
-            norms = column_norms(problem.X) if (self.greedy or self.polish) else None
-            if self.warm_path:
-                fits.append(fit_path(problem, problem.s, method, **options)[-1])
             if self.greedy:
+                norms = column_norms(problem.X)
                 fits.append(fit_greedy(problem, method, norms=norms, **options))
+            agree = len(fits) == 2 and np.isclose(fits[0].objective, fits[1].objective, rtol=1e-9, atol=0.0)
+            if self.warm_path and not agree:  # the path costs s solves: only when the cheap starts disagree
+                fits.append(fit_path(problem, problem.s, method, **options)[-1])
         fit = min(fits, key=lambda f: f.objective)
         self.coef_, self.intercept_ = design.unscale(fit.w)
         self.s_ = problem.s

@@ -3,13 +3,13 @@
 From x⁰ = 0, repeat
   1. g = ∇f(x)                                  (one GE; it also gives Residual(x) of (24))
   2. Z = the 2s largest |g_i|;  T = Z ∪ supp(x)  (|T| ≤ 3s)
-  3. b = argmin f(u) s.t. supp(u) ⊆ T           (LS: least squares on X_T; logistic: L-BFGS)
+  3. b = argmin f(u) s.t. supp(u) ⊆ T           (LS: least squares on X_T; logistic: damped Newton)
   4. x = H_s(b)
 Reimplemented from that paper's description (the authors of seed 001 ran the original MATLAB
 code). GraSP is not a descent method and need not reach a point with residual (24) below tol,
 so a second rule ends the run (status ``converged``, ``info["stalled"] = True``): the pruned
 support is the one of the previous iteration and f changed by at most tol (relative), or the
-support has not changed for SUPPORT_PATIENCE iterations (an inexact inner L-BFGS makes f
+support has not changed for SUPPORT_PATIENCE iterations (an inexact inner solve makes f
 jitter at its own tolerance, which kept the old rule, x unchanged bit for bit, from firing). The
 returned point is the refit of f on the final support (step 4 alone leaves a pruned vector
 that is not optimal on its own support). Unpenalised columns (an intercept) are always in T.
@@ -27,7 +27,7 @@ SUPPORT_PATIENCE = 3
 
 GRASP_PARAMS: tuple[Param, ...] = (
     Param("inner_max_iter", 200, int, low=1, high=10_000,
-          help="iteration cap of the restricted solve (L-BFGS for logistic, LSQR for sparse LS)"),
+          help="iteration cap of the restricted solve (Newton or L-BFGS for logistic, LSQR for sparse LS)"),
 )
 
 
