@@ -7,6 +7,7 @@ import streamlit as st
 
 from app import ui
 from app.views._sparse_algorithm import algorithm_tab
+from app.views._sparse_quality import quality_tab
 from app.views._sparse_figures import (
     coefficients, extrapolation_steps, objective_gap, residual_with_events, support_changes, sweep_figure, toy_figure,
     toy_figure_3d,
@@ -187,7 +188,8 @@ def main() -> None:
             for m in chosen]
     results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", x="time", x_title="solver time [s]",
                                             tol=stop["tol"], max_iter=stop["max_iter"]), key=KEY, execute=execute)
-    tabs = st.tabs(["Convergence", "Support & steps", "Solution", "Sweeps", "Toy 2-D", "Data", "Algorithm", "Export"])
+    tabs = st.tabs(["Convergence", "Support & steps", "Solution", "Subset quality", "Sweeps", "Toy 2-D", "Data",
+                    "Algorithm", "Export"])
     figures = {}
     histories = {k: r.history for k, r in results.items()}
     with tabs[0]:
@@ -225,17 +227,19 @@ def main() -> None:
                 st.dataframe(pd.DataFrame([{"method": k, "true features found": len(truth & set(r.solution["support"].tolist())),
                                             "of": len(truth)} for k, r in results.items()]), hide_index=True)
     with tabs[3]:
-        figures.update(sweeps_tab(train, test, problem_params, chosen, per_method, stop))
+        figures.update(quality_tab(problem, stop, ds.meta.get("w_true"), KEY, ui.config_key(data_key, problem_params)))
     with tabs[4]:
-        toy_tab()
+        figures.update(sweeps_tab(train, test, problem_params, chosen, per_method, stop))
     with tabs[5]:
+        toy_tab()
+    with tabs[6]:
         st.markdown(f"**{ds.name}**: {ds.description or ds.summary()}")
         kind = f"sparse CSR, {nnz} nonzeros ({nnz / max(1, X.shape[0] * X.shape[1]):.2%})" if hasattr(X, "nnz") else "dense"
         st.markdown(f"{train.n_samples} training rows, {0 if test is None else test.n_samples} test rows, "
                     f"{ds.n_features} features; X is {kind}. Loss: {LOSS_LABELS[problem.loss]}.")
-    with tabs[6]:
-        algorithm_tab()
     with tabs[7]:
+        algorithm_tab()
+    with tabs[8]:
         ui.export_panel(histories, figures, key="sparse",
                         config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method, "stopping": stop})
 

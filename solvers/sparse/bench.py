@@ -3,6 +3,7 @@
     python -m solvers.bench sparse tables   [--datasets ...] [--losses ls logistic] [--kappas 0.01 0.05 0.1 1]
     python -m solvers.bench sparse rcv1     [--m 20000 --n 50000 --density 0.001]
     python -m solvers.bench sparse gradcost [--m 20000 --n 50000 --density 0.001]
+    python -m solvers.bench sparse peers    [--datasets ... --s-values 1 3 5 10 --n-random 20 --large-ls 2000 20000]
 
 Every ratio is measured side by side in one run on this machine. Splits: the paper trains on
 m = 50 (colon), 38 (duke), 38 (leukemia) rows; its split is not published, so we draw a seeded
@@ -21,6 +22,8 @@ import pandas as pd
 from .. import datasets
 from ..core import InputError
 from . import make_problem, prediction_score, solve, sparsity_from_ratio
+from .bench_peers import add_arguments as add_peer_arguments
+from .bench_peers import run_peers
 from .synthetic import make_sparse_classification
 
 METHODS = ("pg", "apg", "apg+", "pg-ll", "apg-ll+")
@@ -171,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     tables.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     tables.add_argument("--alpha-scale", dest="alpha_scale", default="absolute", choices=["absolute", "lambda"],
                         help="read α_min, α_max of (19) as absolute (App. B, default) or as multiples of λ")
+    peers = sub.add_parser("peers", help="objective, support recovery and time beside OMP and abess (issue 10)")
+    add_peer_arguments(peers)
     for p in (tables, sub.add_parser("rcv1", help="rcv1-shaped sparse logistic problem: PG / APG / APG+ times"),
-              sub.add_parser("gradcost", help="cost of one gradient step against two raw sparse products")):
+              sub.add_parser("gradcost", help="cost of one gradient step against two raw sparse products"), peers):
         p.add_argument("--tol", type=float, default=1e-6, help="residual (24) tolerance (paper 1e-6)")
         p.add_argument("--max-iter", dest="max_iter", type=int, default=10_000, help="iteration cap (paper 10000)")
         p.add_argument("--seed", type=int, default=0)
@@ -190,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tol <= 0 or args.max_iter < 1:
         raise InputError("--tol must be > 0 and --max-iter >= 1")
     print(f"# machine: {machine()}")
-    table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost}[args.what](args)
+    table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost, "peers": run_peers}[args.what](args)
     print(markdown(table))
     if args.csv:
         table.to_csv(args.csv, index=False)

@@ -3,49 +3,32 @@
 From x⁰ = 0, repeat
   1. g = ∇f(x)                                  (one GE; it also gives Residual(x) of (24))
   2. Z = the 2s largest |g_i|;  T = Z ∪ supp(x)  (|T| ≤ 3s)
-  3. b = argmin f(u) s.t. supp(u) ⊆ T           (LS: least squares on X_T; logistic: L-BFGS)
+  3. b = argmin f(u) s.t. supp(u) ⊆ T           (LS: least squares on X_T; logistic: damped Newton)
   4. x = H_s(b)
 Reimplemented from that paper's description (the authors of seed 001 ran the original MATLAB
-code). GraSP is not a descent method and need not reach a point with residual (24) below tol:
-when x stops changing the run ends with status ``stopped`` and ``info["stalled"] = True``.
+code). GraSP is not a descent method and need not reach a point with residual (24) below tol,
+so a second rule ends the run (status ``converged``, ``info["stalled"] = True``): the pruned
+support is the one of the previous iteration and f changed by at most tol (relative), or the
+support has not changed for SUPPORT_PATIENCE iterations (an inexact inner solve makes f
+jitter at its own tolerance, which kept the old rule, x unchanged bit for bit, from firing). The
+returned point is the refit of f on the final support (step 4 alone leaves a pruned vector
+that is not optimal on its own support). Unpenalised columns (an intercept) are always in T.
 """
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import minimize
-from scipy.sparse.linalg import lsqr
 
-from ..core import HistoryRecorder, Param, Result
+from ..core import HistoryRecorder, Param, Result, relative_change
 from .accelerated import check_problem
 from .problem import SparseProblem, residual_value
+from .restricted import refit, restricted_minimiser
 
-DENSE_SUBMATRIX_LIMIT = 2_000_000
+SUPPORT_PATIENCE = 3
 
 GRASP_PARAMS: tuple[Param, ...] = (
     Param("inner_max_iter", 200, int, low=1, high=10_000,
-          help="iteration cap of the restricted solve (L-BFGS for logistic, LSQR for sparse LS)"),
+          help="iteration cap of the restricted solve (Newton or L-BFGS for logistic, LSQR for sparse LS)"),
 )
-
-
-def _restricted_minimiser(problem: SparseProblem, T: np.ndarray, x0: np.ndarray, inner_max_iter: int) -> tuple[np.ndarray, int]:
-    """argmin f over supp ⊆ T, warm-started at x0[T]; returns (b_T, restricted evaluations)."""
-    XT = problem.columns(T)
-    if sp.issparse(XT) and XT.shape[0] * XT.shape[1] <= DENSE_SUBMATRIX_LIMIT:
-        XT = XT.toarray()  # m × 3s columns only: small enough to solve directly
-    if problem.loss == "ls":
-        if sp.issparse(XT):
-            out = lsqr(XT, problem.y, atol=1e-12, btol=1e-12, iter_lim=inner_max_iter, x0=x0)
-            return out[0], int(out[2])
-        return np.linalg.lstsq(XT, problem.y, rcond=None)[0], 1
-    mu = problem.ridge
-
-    def fun(v: np.ndarray):
-        u = np.asarray(XT @ v).ravel()
-        return problem.value(u, float(v @ v)), np.asarray(XT.T @ problem.dloss(u)).ravel() + mu * v
-
-    res = minimize(fun, x0, jac=True, method="L-BFGS-B", options={"maxiter": inner_max_iter, "gtol": 1e-12})
-    return res.x, int(res.nfev)
 
 
 def run_grasp(problem: SparseProblem, *, tol: float, max_iter: int, time_limit: float | None, callback,
@@ -54,7 +37,8 @@ def run_grasp(problem: SparseProblem, *, tol: float, max_iter: int, time_limit: 
     s = problem.s
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="residual")
     x = problem.start()
-    ge = inner = 0
+    free = np.arange(problem.n - problem.n_free, problem.n)
+    ge = inner = same_support = 0
     stalled = False
     for k in range(1, max_iter + 1):
         g = problem.full_gradient(x.u, x.w)
@@ -62,8 +46,8 @@ def run_grasp(problem: SparseProblem, *, tol: float, max_iter: int, time_limit: 
         pg_w, _ = problem.project(x.w - problem.lam * g, prefer=x.J)
         res = residual_value(x.w, pg_w, g, problem.lam)
         Z = np.argpartition(-np.abs(g), min(2 * s, problem.n) - 1)[: min(2 * s, problem.n)]
-        T = np.union1d(Z, np.flatnonzero(x.w))
-        bT, evals = _restricted_minimiser(problem, T, x.w[T], inner_max_iter)
+        T = np.union1d(np.union1d(Z, np.flatnonzero(x.w)), free)
+        bT, evals = restricted_minimiser(problem, T, x.w[T], inner_max_iter)
         inner += evals
         b = np.zeros(problem.n)
         b[T] = bT
@@ -73,10 +57,15 @@ def run_grasp(problem: SparseProblem, *, tol: float, max_iter: int, time_limit: 
                             support_changes=int(np.setxor1d(x.J, J, assume_unique=True).size))
         if status:
             break
-        if np.array_equal(w_new, x.w):
+        new = problem.point(w_new, J)
+        same_support = same_support + 1 if np.array_equal(J, x.J) else 0
+        if same_support and (relative_change(new.f, x.f) <= tol or same_support >= SUPPORT_PATIENCE):
             stalled = True
-            rec.stop("stopped")
+            rec.stop("converged")
             break
-        x = problem.point(w_new, J)
-    return rec.result({"w": x.w, "support": np.flatnonzero(x.w)}, grad_evals=ge, hess_vec=0, inner_evals=inner,
-                      stalled=stalled, L=problem.L, lam=problem.lam, s=s)
+        x = new
+    evals = 0
+    if np.count_nonzero(x.w):
+        x, evals = refit(problem, np.union1d(np.flatnonzero(x.w), free), x.w, inner_max_iter)  # best on the kept support
+    return rec.result({"w": x.w, "support": np.flatnonzero(x.w)}, grad_evals=ge, hess_vec=0,
+                      inner_evals=inner + evals, stalled=stalled, refit_objective=x.f, L=problem.L, lam=problem.lam, s=s)

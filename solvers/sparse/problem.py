@@ -13,15 +13,16 @@ The optimality measure is the normalised projected-gradient residual (24),
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import svds
 from scipy.special import expit
 
 from ..core import InputError, Param, as_pm_one, check_array, check_memory, check_same_length, hard_threshold
+from .lipschitz import sigma_max_sq_bound
 
 LOSSES = ("ls", "logistic")
 LOSS_LABELS = {"ls": "least squares (3)", "logistic": "logistic + ridge (23)"}
@@ -73,7 +74,9 @@ class SparseProblem:
     lipschitz: str = "paper"
     step_factor: float = 0.999
     classes: np.ndarray | None = None  # original labels of −1/+1 when y came from two classes
-    L: float = field(init=False)
+    L: float | None = None  # pass a known Lipschitz constant (reuse across s, folds); None: computed
+    n_free: int = 0  # the last n_free columns (an intercept column) are not counted in ‖w‖₀
+    w0: np.ndarray | None = None  # start point (projected onto A_s); None: w⁰ = 0 as in the paper
     lam: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -94,10 +97,10 @@ class SparseProblem:
             y = check_array(y, "y", ndim=1)
         self.y = np.asarray(y, dtype=float)
         m, n = self.X.shape
-        s = int(self.s)
-        if not 1 <= s <= n:
-            raise InputError(f"sparsity s = {self.s} must be between 1 and the number of features n = {n}")
-        self.s = s
+        self.n_free = int(self.n_free)
+        if not 0 <= self.n_free < n:
+            raise InputError(f"n_free = {self.n_free} unpenalised columns must leave at least one of the n = {n}")
+        self.s = self._checked_s(self.s)
         if self.mu < 0 or not math.isfinite(self.mu):
             raise InputError(f"mu must be a finite number >= 0, got {self.mu}")
         if not 0 < self.step_factor < 1:
@@ -105,12 +108,30 @@ class SparseProblem:
         self._csc = self.X.tocsc() if sp.issparse(self.X) else None
         # Xᵀ as CSR (the CSC copy transposed, no new storage): its row-wise product is ~30% faster than X.T's
         self._XT = self._csc.T if self._csc is not None else self.X.T
-        sigma2 = largest_singular_value(self.X) ** 2
-        if sigma2 == 0:
-            raise InputError("X is all zeros: no feature carries information, so there is nothing to fit")
-        self.L = sigma2 / 4 + self.ridge if (self.loss == "logistic" and self.lipschitz == "tight") else sigma2 + self.ridge
+        if self.L is None:
+            sigma2 = sigma_max_sq_bound(self.X)
+            if sigma2 == 0:
+                raise InputError("X is all zeros: no feature carries information, so there is nothing to fit")
+            tight = self.loss == "logistic" and self.lipschitz == "tight"
+            self.L = (sigma2 / 4 if tight else sigma2) + self.ridge
+        elif not (math.isfinite(self.L) and self.L > 0):
+            raise InputError(f"L = {self.L} must be a finite number > 0 (a Lipschitz constant of ∇f), or None")
+        self.L = float(self.L)
         self.lam = self.step_factor / self.L
         self._cols: tuple[bytes | None, object] = (None, None)
+
+    def _checked_s(self, s) -> int:
+        n = self.n - self.n_free
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 1 <= s <= n:
+            raise InputError(f"sparsity s = {s} must be an integer between 1 and the number of features n = {n}")
+        return int(s)
+
+    def with_start(self, s: int, w0: np.ndarray | None) -> "SparseProblem":
+        """The same data, L and caches at another s and start point (a warm-started path over s)."""
+        other = copy.copy(self)
+        other.s = self._checked_s(s)
+        other.w0 = None if w0 is None else np.asarray(w0, dtype=float)
+        return other
 
     # -- sizes and constants ---------------------------------------------------
     @property
@@ -155,6 +176,14 @@ class SparseProblem:
             g += self.ridge * w
         return np.asarray(g).ravel()
 
+    def gradients(self, points: list[Point]) -> np.ndarray:
+        """∇f at several points, one column each, in one blocked pass over X (BLAS-3, not k products)."""
+        R = np.column_stack([self.dloss(p.u) for p in points])
+        G = np.asarray(self._XT @ R)
+        if self.ridge:
+            G += self.ridge * np.column_stack([p.w for p in points])
+        return G
+
     def columns(self, J: np.ndarray):
         """X_{:,J} (dense copy or CSC slice), cached for the last J (Newton reuses it while J is identified)."""
         key = J.tobytes()
@@ -174,14 +203,24 @@ class SparseProblem:
         return Point(w, u, J, self.value(u, float(wJ @ wJ)))
 
     def start(self) -> Point:
-        """w⁰ = 0 (all experiments), with J⁰ the first s indices (hard_threshold's padding)."""
+        """w⁰ = 0 (all experiments), with J⁰ the first s indices (hard_threshold's padding), or P_{A_s}(w0)."""
+        if self.w0 is not None:
+            if self.w0.shape != (self.n,):
+                raise InputError(f"the start point w0 has shape {self.w0.shape}; it needs ({self.n},)")
+            return self.point(*self.project(self.w0))
         w0 = np.zeros(self.n)
-        return Point(w0, np.zeros(self.m), np.arange(self.s), self.value(np.zeros(self.m), 0.0))
+        J = np.r_[np.arange(self.s), np.arange(self.n - self.n_free, self.n)]
+        return Point(w0, np.zeros(self.m), J, self.value(np.zeros(self.m), 0.0))
 
     # -- projection and residual ------------------------------------------------
     def project(self, z: np.ndarray, prefer: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """P_{A_s}(z) with its index set; ties go to ``prefer`` (the previous J), then lower indices."""
-        return hard_threshold(z, self.s, prefer)
+        """P_{A_s}(z) with its index set; ties go to ``prefer`` (the previous J), then lower indices.
+        The last n_free coordinates (an intercept) are kept as they are and always belong to J."""
+        if not self.n_free:
+            return hard_threshold(z, self.s, prefer)
+        head = self.n - self.n_free
+        w, J = hard_threshold(z[:head], self.s, None if prefer is None else prefer[prefer < head])
+        return np.r_[w, z[head:]], np.r_[J, np.arange(head, self.n)]
 
     def pg_step(self, z: Point, grad: np.ndarray) -> tuple[Point, float]:
         """T_PG^λ(z) of (5) and Residual(z) of (24), which that step gives for free."""
@@ -209,23 +248,13 @@ class SparseProblem:
         """Residual (24) at any w, with its own gradient (one extra product; not for the hot loop)."""
         grad = self.gradient(w)
         supp = np.flatnonzero(w)
-        w_next, _ = self.project(w - self.lam * grad, prefer=supp if supp.size <= self.s else None)
+        w_next, _ = self.project(w - self.lam * grad, prefer=supp if supp.size <= self.s + self.n_free else None)
         return residual_value(w, w_next, grad, self.lam)
 
 
 def residual_value(w: np.ndarray, w_next: np.ndarray, grad: np.ndarray, lam: float) -> float:
     """(24): ‖w − T(w)‖ / (1 + ‖w‖ + λ‖∇f(w)‖)."""
     return float(np.linalg.norm(w - w_next) / (1.0 + np.linalg.norm(w) + lam * np.linalg.norm(grad)))
-
-
-def largest_singular_value(X) -> float:
-    """σ_max(X): exact for small dense X, else ARPACK (App. B uses MATLAB eigs at tol 1e-3; we ask 1e-8)."""
-    m, n = X.shape
-    if min(m, n) <= 2 or (not sp.issparse(X) and m * n <= 4_000_000):
-        A = X.toarray() if sp.issparse(X) else X
-        return float(np.linalg.norm(A, 2))
-    v0 = np.ones(min(m, n)) / math.sqrt(min(m, n))  # deterministic start
-    return float(svds(X, k=1, tol=1e-8, v0=v0, return_singular_vectors=False)[0])
 
 
 def _nbytes(X) -> int:
@@ -235,7 +264,8 @@ def _nbytes(X) -> int:
 
 
 def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0, s_rounding: str = "ceil",
-                 mu: float = 1e-10, lipschitz: str = "paper", step_factor: float = 0.999) -> SparseProblem:
+                 mu: float = 1e-10, lipschitz: str = "paper", step_factor: float = 0.999,
+                 L: float | None = None) -> SparseProblem:
     """Problem (1) on a `Dataset` (all its rows; split first with `train_test`)."""
     X = dataset.as_vectors()
     if s_ratio > 0:
@@ -247,7 +277,8 @@ def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0,
     y, classes = dataset.y, None
     if dataset.task == "classification":
         classes, y = as_pm_one(y, what=f"the {LOSS_LABELS[loss]} on class labels (the paper uses ±1)")
-    return SparseProblem(X, y, loss=loss, s=s, mu=mu, lipschitz=lipschitz, step_factor=step_factor, classes=classes)
+    return SparseProblem(X, y, loss=loss, s=s, mu=mu, lipschitz=lipschitz, step_factor=step_factor, classes=classes,
+                         L=L)
 
 
 def prediction_score(problem: SparseProblem, test, w: np.ndarray) -> tuple[str, float]:

@@ -24,3 +24,10 @@ def test_tables_print_the_papers_ge_beside_ours(capsys):
 
 def test_bad_flags_exit_nonzero():
     assert bench_main(["sparse", "rcv1", "--tol", "-1"]) == 2
+
+
+def test_peers_comparison_prints_objectives_recovery_and_a_summary(capsys):
+    assert main(["peers", "--datasets", "--n-random", "2", "--large-ls", "0", "0", "--large-logistic", "0", "0",
+                 "--methods", "apg+ paper", "apg+ ours", "omp", "abess", "--max-iter", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "## summary: recovery" in out and "supports recovered" in out and "gap to best [%]" in out

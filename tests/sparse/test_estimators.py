@@ -2,22 +2,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils.estimator_checks import check_estimator
 
 from solvers import datasets
 from solvers.core import InputError
 from solvers.sparse import SparseLinearRegression, SparseLogisticRegression, make_problem, solve, train_test
-
-# s = 1 works for every shape check_estimator tries (down to one feature); every check passes.
-
-
-def test_linear_regression_passes_check_estimator():
-    check_estimator(SparseLinearRegression(s=1, max_iter=2000))
-
-
-def test_logistic_regression_passes_check_estimator():
-    check_estimator(SparseLogisticRegression(s=1, max_iter=2000, mu=1e-2))
-
 
 def test_estimators_recover_a_planted_support_on_dense_and_sparse_x():
     ds = datasets.generate("sparse-regression", m=200, n=300, k=5, snr=100.0, seed=1)

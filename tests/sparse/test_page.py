@@ -102,3 +102,18 @@ def test_real_gene_expression_set_on_the_page():
     assert_clean(at)
     table = at.dataframe[0].value
     assert "GE PG / method" in table and (table["GE"] > 0).all()
+
+
+def test_subset_quality_tab_compares_the_paper_method_ours_and_the_peers():
+    from solvers.sparse.peers import available
+
+    at = open_page("sparse")
+    at.checkbox(key="sp.q_polish").uncheck().run()
+    at.checkbox(key="sp.q_polish").check().run()
+    at.button(key="sp.quality_run").click().run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert "Selected features" in titles and any(t.startswith("Objective above the best subset") for t in titles)
+    names = trace_names(at)
+    assert {"APG+ (paper: raw X, w⁰ = 0)", "APG+ (ours: options below)", "OMP", "truth w*"} <= names
+    assert ("abess (peer)" in names) == available()["abess"]

@@ -7,6 +7,7 @@ from solvers.core import InputError, hard_threshold
 from solvers.datasets import Dataset
 from solvers.sparse import SparseProblem, make_problem, sparsity_from_ratio
 from solvers.sparse.extrapolation import extrapolate
+from solvers.sparse.lipschitz import RTOL
 
 from .conftest import random_problem
 
@@ -123,7 +124,9 @@ def test_lipschitz_constant_modes():
     assert SparseProblem(X, y, loss="logistic", s=2, mu=0.1).L == pytest.approx(sig2 + 0.1)
     assert SparseProblem(X, y, loss="logistic", s=2, mu=0.1, lipschitz="tight").L == pytest.approx(sig2 / 4 + 0.1)
     Xs = sp.random(300, 400, density=0.02, format="csr", random_state=0)
-    assert SparseProblem(Xs, np.ones(300), s=3).L == pytest.approx(np.linalg.norm(Xs.toarray(), 2) ** 2, rel=1e-8)
+    exact = np.linalg.norm(Xs.toarray(), 2) ** 2
+    assert exact <= SparseProblem(Xs, np.ones(300), s=3).L <= exact * (1 + RTOL) ** 2  # a safe bound, within rtol
+    assert SparseProblem(Xs, np.ones(300), s=3, L=2 * exact).lam == pytest.approx(0.999 / (2 * exact))  # L passed in
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -136,6 +139,9 @@ def test_lipschitz_constant_modes():
     ({"X": np.zeros((20, 0))}, "empty"),
     ({"y": np.r_[np.ones(19), np.inf]}, "NaN or infinite"),
     ({"loss": "hinge"}, "loss must be"),
+    ({"X": sp.csr_matrix((20, 10))}, "all zeros"),
+    ({"L": -1.0}, "L = -1.0 must be"),
+    ({"s": 2.5}, "integer between 1"),
 ])
 def test_bad_input_is_refused_before_any_work(kwargs, match):
     rng = np.random.default_rng(0)

@@ -87,7 +87,8 @@ def test_monotone_methods_never_increase_f(loss, sparse, method):
 @pytest.mark.parametrize("method", list(METHODS))
 def test_sparse_and_dense_X_give_the_same_iterates(loss, method):
     if method == "grasp" and loss == "logistic":
-        pytest.skip("GraSP's inner L-BFGS stops unconverged on separable data, so round-off changes its path")
+        pytest.skip("GraSP's inner solve has no minimiser on separable data (it stops at its cap), so round-off "
+                    "can change its path")
     sparse = random_problem(loss, m=25, n=40, s=3, seed=4, sparse=True)
     a = solve(sparse, method, tol=1e-8, max_iter=40)  # few iterations: long runs amplify round-off (t ≫ 1)
     b = solve(SparseProblem(sparse.X.toarray(), sparse.y, loss=loss, s=3), method, tol=1e-8, max_iter=40)
@@ -191,3 +192,15 @@ def test_callback_false_stops_and_bad_parameters_are_refused():
         solve(pb, "apg", sigma=1.5)
     with pytest.raises(InputError, match="SparseProblem"):
         solve("not a problem", "pg")
+
+
+@pytest.mark.parametrize("loss", ["ls", "logistic"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_grasp_refits_on_its_final_support_and_its_stopping_rule_fires(loss, seed):
+    pb = random_problem(loss, m=40, n=120, s=5, seed=seed, mu=1e-2)
+    r = solve(pb, "grasp", tol=1e-8, max_iter=10_000)
+    assert r.status == "converged" and r.info["n_iter"] < 200  # the old rule (w unchanged bit for bit) never fired
+    J = r.solution["support"]
+    assert 0 < J.size <= pb.s
+    np.testing.assert_allclose(r.solution["w"][J], restricted_minimiser(pb, J), rtol=1e-4, atol=1e-6)
+    assert pb.objective(r.solution["w"]) <= r.history["objective"].iloc[-1] + 1e-12  # the refit never hurts

@@ -1,0 +1,128 @@
+"""Beyond the paper: swap polish, column normalisation, intercept and the path over s, each against
+an independent reference (brute-force best subset on n ≤ 12, scikit-learn's OMP, the paper-exact APG+)."""
+import numpy as np
+import pytest
+from sklearn.linear_model import OrthogonalMatchingPursuit
+
+from solvers.core import InputError
+from solvers.sparse import SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression, SparseProblem, solve
+from solvers.sparse.polish import swap_polish
+
+from .conftest import random_problem
+from .test_solvers import brute_force, restricted_minimiser
+
+PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False)
+
+
+def correlated_design(seed, m=30, n=12, rho=0.8):
+    """Equicorrelated columns with unequal scales: the case where a local method from 0 goes wrong."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((m, n)) + rho * rng.standard_normal((m, 1)) * 3
+    X = Z * rng.uniform(0.2, 5.0, n)
+    w = np.zeros(n)
+    w[rng.choice(n, 3, replace=False)] = rng.choice([-1.0, 1.0], 3) / X.std(axis=0)[:3].mean()
+    y = X @ w + 0.5 * rng.standard_normal(m)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_default_path_finds_the_brute_force_best_subset_for_every_s(seed):
+    X, y = correlated_design(seed)
+    est = SparseLinearRegressionPath(s_max=4, fit_intercept=False).fit(X, y)
+    for s in range(1, 5):
+        pb = SparseProblem(X, y, loss="ls", s=s)
+        f_star, J_star = brute_force(pb)
+        coef = est.coef_path_[s - 1]
+        assert np.count_nonzero(coef) <= s
+        assert pb.objective(coef) == pytest.approx(f_star, rel=1e-8), (seed, s)
+        paper = SparseLinearRegression(s=s, **PAPER_EXACT).fit(X, y)  # on these, mostly a worse subset
+        assert pb.objective(paper.coef_) >= f_star * (1 - 1e-10)
+    assert np.all(np.diff(est.objective_path_) <= 1e-9 * est.objective_path_[:-1])  # warm starts: f_s ≤ f_{s−1}
+
+
+def test_default_estimator_is_at_least_as_good_as_omp_on_raw_and_normalised_columns():
+    for seed in range(8):
+        X, y = correlated_design(seed, m=40, n=60)
+        for s in (1, 3, 5):
+            pb = SparseProblem(X, y, loss="ls", s=s)
+            ours = pb.objective(SparseLinearRegression(s=s, fit_intercept=False).fit(X, y).coef_)
+            raw = OrthogonalMatchingPursuit(n_nonzero_coefs=s, fit_intercept=False).fit(X, y).coef_
+            scale = np.linalg.norm(X, axis=0)
+            normed = OrthogonalMatchingPursuit(n_nonzero_coefs=s, fit_intercept=False).fit(X / scale, y).coef_ / scale
+            assert ours <= min(pb.objective(raw), pb.objective(normed)) * (1 + 1e-9), (seed, s)
+
+
+def test_greedy_start_is_omp_on_unit_norm_columns():
+    from solvers.sparse.path import greedy_support
+    from solvers.sparse.polish import column_norms
+
+    for seed in range(4):
+        X, y = correlated_design(seed, m=40, n=60)
+        pb = SparseProblem(X, y, loss="ls", s=5)
+        w = greedy_support(pb, 5, column_norms(X))
+        scale = np.linalg.norm(X, axis=0)
+        omp = OrthogonalMatchingPursuit(n_nonzero_coefs=5, fit_intercept=False).fit(X / scale, y).coef_ / scale
+        np.testing.assert_allclose(w, omp, rtol=1e-7, atol=1e-10)
+
+
+def test_polish_never_increases_f_and_returns_the_refit_on_its_support():
+    for seed in range(5):
+        pb = random_problem("ls", m=30, n=40, s=4, seed=seed)
+        w = np.zeros(pb.n)
+        w[[0, 1, 2, 3]] = 1.0  # an arbitrary (bad) start support
+        x, info = swap_polish(pb, w)
+        assert x.f <= pb.objective(w) and np.count_nonzero(x.w) <= pb.s
+        J = np.flatnonzero(x.w)
+        np.testing.assert_allclose(x.w[J], restricted_minimiser(pb, J), rtol=1e-8, atol=1e-10)
+        assert info.swaps >= 0 and x.f == pytest.approx(pb.objective(x.w), rel=1e-12)
+
+
+def test_logistic_with_polish_reaches_the_brute_force_best_subset():
+    pb = random_problem("logistic", m=40, n=10, s=3, seed=1, mu=1e-2)
+    f_star, _ = brute_force(pb)
+    est = SparseLogisticRegression(s=3, mu=1e-2, fit_intercept=False, normalize=False).fit(pb.X, pb.y)
+    assert pb.objective(est.coef_) == pytest.approx(f_star, rel=1e-6)
+
+
+def test_normalised_columns_give_the_same_problem_in_other_units():
+    X, y = correlated_design(3, m=40, n=30)
+    D = np.random.default_rng(0).uniform(0.01, 100.0, X.shape[1])
+    a = SparseLinearRegression(s=4, fit_intercept=False).fit(X, y)
+    b = SparseLinearRegression(s=4, fit_intercept=False).fit(X * D, y)
+    assert a.support_.tolist() == b.support_.tolist()  # supports do not depend on the units of the columns
+    np.testing.assert_allclose(a.coef_, b.coef_ * D, rtol=1e-7, atol=1e-10)
+
+
+def test_intercept_equals_least_squares_on_centred_data():
+    X, y = correlated_design(4, m=50, n=20)
+    est = SparseLinearRegression(s=3).fit(X, y + 10.0)
+    J = est.support_
+    Xc = X[:, J] - X[:, J].mean(axis=0)
+    coef = np.linalg.lstsq(Xc, y - y.mean(), rcond=None)[0]  # LS with an intercept = LS on centred data
+    np.testing.assert_allclose(est.coef_[J], coef, rtol=1e-7)
+    assert est.intercept_ == pytest.approx(y.mean() + 10.0 - X[:, J].mean(axis=0) @ coef, rel=1e-8)
+    assert est.score(X, y + 10.0) > 0.5
+    no_b = SparseLinearRegression(s=3, fit_intercept=False).fit(X, y + 10.0)
+    assert no_b.intercept_ == 0.0 and no_b.score(X, y + 10.0) < est.score(X, y + 10.0)
+
+
+def test_method_names_are_case_insensitive_and_the_paper_exact_method_is_algorithm_2():
+    pb = random_problem("ls", m=30, n=50, s=3, seed=7)
+    est = SparseLinearRegression(s=3, tol=1e-9, **{**PAPER_EXACT, "method": "APG+"}).fit(pb.X, pb.y)
+    r = solve(pb, "apg+", tol=1e-9)
+    np.testing.assert_allclose(est.coef_, r.solution["w"], rtol=1e-6, atol=1e-9)
+    with pytest.raises(InputError, match="unknown method"):
+        SparseLinearRegression(method="lasso").fit(pb.X, pb.y)
+
+
+def test_lipschitz_constant_is_reused_and_s_none_follows_the_documented_rule():
+    X, y = correlated_design(5, m=40, n=33)
+    a = SparseLinearRegression().fit(X, y)
+    assert a.s_ == 4 and np.count_nonzero(a.coef_) <= 4  # ⌈33/10⌉
+    b = SparseLinearRegression(s=2, L=a.lipschitz_).fit(X, y)
+    assert b.lipschitz_ == a.lipschitz_
+    assert SparseLinearRegression().fit(X[:6], y[:6]).s_ == 3  # at most ⌊m/2⌋
+    with pytest.raises(InputError, match="between 1"):
+        SparseLinearRegression(s=34).fit(X, y)
+    with pytest.raises(InputError, match="between 1"):
+        SparseLinearRegressionPath(s_max=0).fit(X, y)
