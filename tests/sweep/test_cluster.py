@@ -9,6 +9,7 @@ from threadpoolctl import threadpool_limits
 
 from solvers.sweep import cluster_info, expand, run_sweep, solve_job
 
+from .test_tables import table2_cells_match_the_serial_protocol
 from .toy_jobs import fails_on_three, noisy_square, weighted_sum
 
 pytestmark = [pytest.mark.xdist_group("dask-cluster"), pytest.mark.slow, pytest.mark.timeout(300)]
@@ -80,3 +81,7 @@ def test_a_worker_killed_mid_sweep_is_retried_and_every_job_finishes_once(client
     serial = run_sweep(noisy_square, [{**c, "sleep": 0.0} for c in configs]).table
     np.testing.assert_array_equal(table["value"], serial["value"])
     client.wait_for_workers(2, timeout=120)  # the nanny restarts the killed worker for the tests after this one
+
+
+def test_npsvc_table2_on_the_cluster_equals_the_serial_protocol(client):
+    table2_cells_match_the_serial_protocol(client)
