@@ -9,7 +9,8 @@
 """
 from .executor import SCHEDULER_ENV, SweepResult, check_address, cluster_info, executor, run_job, run_sweep
 from .grid import expand, parse_axis, parse_value
-from .jobs import check_solve_configs, solve_job
+from .jobs import check_solve_configs, solve_job, solve_shipped_job
 
 __all__ = ["SCHEDULER_ENV", "SweepResult", "check_address", "cluster_info", "executor", "run_job", "run_sweep",
-           "expand", "parse_axis", "parse_value", "check_solve_configs", "solve_job"]
+           "expand", "parse_axis", "parse_value", "check_solve_configs", "solve_job",
+           "solve_shipped_job"]

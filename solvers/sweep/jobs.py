@@ -59,8 +59,26 @@ def solve_job(config: dict, data: Any = None) -> dict:
     dataset = shared[name] if name in shared else (datasets.load(name) if name else None)
     problem = fam.make_problem(dataset, **problem_params)
     result = fam.solve(problem, config["method"], **stopping, **method_params)
+    return _metrics(result)
+
+
+def _metrics(result) -> dict:
+    """A run's counters and the numbers of its last history row, plus the history itself."""
     last = result.history.iloc[-1]
     final = {col: float(last[col]) for col in result.history.columns
              if col not in ("iter", "time") and np.issubdtype(result.history[col].dtype, np.number)}
     return {"solver_status": result.status, "n_iter": int(result.info.get("n_iter", len(result.history))),
             "solver_seconds": float(result.info.get("time", np.nan)), **final, "history": result.history}
+
+
+def solve_shipped_job(config: dict, problem: Any) -> dict:
+    """Solve a problem shipped with the sweep (scattered to the workers once) with one configuration's
+    ``method``, method parameters and stopping settings; ``family`` names the family. Same metrics as solve_job.
+    """
+    fam = load_family(str(config.get("family", "")))
+    method = config.get("method")
+    if method not in fam.METHODS:
+        raise InputError(f"unknown method {method!r} for {config.get('family')}; choose one of {', '.join(fam.METHODS)}")
+    params = {k: v for k, v in config.items() if k not in ("family", "method")}
+    result = fam.solve(problem, method, **params)
+    return _metrics(result)
