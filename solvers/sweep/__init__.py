@@ -7,10 +7,10 @@
         result = run_sweep(solve_job, configs, client=client)
     result.table                                  # job, configuration, status, seconds, error, metrics
 """
-from .executor import SCHEDULER_ENV, SweepResult, check_address, cluster_info, executor, run_job, run_sweep
+from .executor import (SCHEDULER_ENV, SweepResult, check_address, cluster_info, executor, run_job, run_sweep,
+                       warm_up)
 from .grid import expand, parse_axis, parse_value
 from .jobs import check_solve_configs, solve_job, solve_shipped_job
 
 __all__ = ["SCHEDULER_ENV", "SweepResult", "check_address", "cluster_info", "executor", "run_job", "run_sweep",
-           "expand", "parse_axis", "parse_value", "check_solve_configs", "solve_job",
-           "solve_shipped_job"]
+           "warm_up", "expand", "parse_axis", "parse_value", "check_solve_configs", "solve_job", "solve_shipped_job"]

@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = parser.add_argument_group("where the jobs run")
     run.add_argument("--workers", type=int, help="local cluster of N worker processes (0: serially, here)")
     run.add_argument("--scheduler", help=f"address of a running Dask scheduler (default: ${SCHEDULER_ENV})")
-    run.add_argument("--retries", type=int, default=2, help="reruns of a job whose worker died")
+    run.add_argument("--retries", type=int, default=2,
+                     help="local cluster: reruns of a job whose worker died (an existing cluster keeps its own)")
     out = parser.add_argument_group("output")
     out.add_argument("--out", help="write the table here: .csv, or .parquet")
     out.add_argument("--histories", help="write every job's full history here (.parquet or .csv)")
@@ -72,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         configs = configs_from(args)
-        with executor(workers=args.workers, scheduler=args.scheduler) as client:
+        with executor(workers=args.workers, scheduler=args.scheduler, retries=args.retries) as client:
             where = "this process" if client is None else "{workers} worker(s), dashboard {dashboard}".format(
                 **cluster_info(client))
             print(f"{len(configs)} jobs on {where}", file=sys.stderr, flush=True)
-            result = run_sweep(solve_job, configs, client=client, retries=args.retries, on_row=print_row,
+            result = run_sweep(solve_job, configs, client=client, on_row=print_row,
                                histories=bool(args.histories))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

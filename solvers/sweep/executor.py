@@ -85,13 +85,14 @@ def _message(exc: BaseException) -> str:
     return text
 
 
-def run_sweep(fn: Job, configs: Sequence[dict], *, client=None, data: Any = None, retries: int = 2,
-              on_row: OnRow | None = None, histories: bool = False) -> SweepResult:
+def run_sweep(fn: Job, configs: Sequence[dict], *, client=None, data: Any = None, on_row: OnRow | None = None,
+              histories: bool = False) -> SweepResult:
     """Run ``fn`` on every configuration; rows stream to ``on_row(row, n_done, n_total)`` as jobs finish.
 
     ``client``: a ``distributed.Client`` (see :func:`executor`), or None to run serially in this process.
     ``data``: one object every job receives as its second argument, scattered to the cluster once.
-    ``retries``: how often Dask reruns a job whose worker died. ``on_row`` returning False, or Ctrl-C,
+    A job whose worker dies is rerun elsewhere by the scheduler (see ``retries`` of :func:`executor`).
+    ``on_row`` returning False, or Ctrl-C,
     cancels the jobs still pending and keeps the finished rows (the others get status ``cancelled``).
     """
     configs = [dict(c) for c in configs]
@@ -99,8 +100,6 @@ def run_sweep(fn: Job, configs: Sequence[dict], *, client=None, data: Any = None
         raise InputError("the grid is empty: give every axis at least one value")
     if not callable(fn):
         raise InputError(f"the job must be a function of (config, data), got {fn!r}")
-    if not isinstance(retries, int) or retries < 0:
-        raise InputError(f"retries must be a whole number >= 0, got {retries!r}")
     rows: dict[int, dict] = {}
     kept: list[pd.DataFrame] = []
 
@@ -116,25 +115,25 @@ def run_sweep(fn: Job, configs: Sequence[dict], *, client=None, data: Any = None
                 if not accept(*run_job(fn, i, config, data, histories)):
                     break
         else:
-            _run_on_cluster(client, fn, configs, data, retries, histories, accept)
+            _run_on_cluster(client, fn, configs, data, histories, accept)
     except KeyboardInterrupt:
         pass  # the finished rows are kept; the rest are marked cancelled below
     return SweepResult(_table(configs, rows), pd.concat(kept, ignore_index=True) if kept else None)
 
 
-def _run_on_cluster(client, fn: Job, configs: list[dict], data: Any, retries: int, histories: bool,
+def _run_on_cluster(client, fn: Job, configs: list[dict], data: Any, histories: bool,
                     accept: Callable[[dict, Any], bool]) -> None:
     from distributed import as_completed
 
     shared = client.scatter([data], broadcast=True, hash=False)[0] if data is not None else None
-    futures = {client.submit(run_job, fn, i, config, shared, histories, retries=retries, pure=False): i
+    futures = {client.submit(run_job, fn, i, config, shared, histories, pure=False): i
                for i, config in enumerate(configs)}
     try:
         for future in as_completed(futures, loop=client.loop):
             i = futures[future]
             try:
                 row, history = future.result()
-            except Exception as exc:  # noqa: BLE001 (the worker died more often than retries allow, ...)
+            except Exception as exc:  # noqa: BLE001 (KilledWorker: its workers died more often than retries allow)
                 row, history = {"job": i, **configs[i], "seconds": np.nan, "status": "error",
                                 "error": _message(exc)}, None
             if not accept(row, history):
@@ -170,16 +169,22 @@ def check_address(address: str) -> str:
 
 
 @contextmanager
-def executor(workers: int | None = None, scheduler: str | None = None, *, memory_limit: str | float = "auto",
-             dashboard: bool = True, timeout: float = 10.0) -> Iterator[Any]:
+def executor(workers: int | None = None, scheduler: str | None = None, *, retries: int = 2,
+             memory_limit: str | float = "auto", dashboard: bool = True, timeout: float = 10.0) -> Iterator[Any]:
     """A Dask ``Client`` for the duration of the block, or None for the in-process serial mode.
 
     ``workers=0``: serial, in this process (tests, tiny grids). ``scheduler`` (else ``$OPTLAB_SCHEDULER``
     when ``workers`` is not given): connect to that cluster. Otherwise an embedded LocalCluster of
     ``workers`` single-threaded processes (default: one per core), closed on exit.
+
+    ``retries``: how many times the local cluster reruns a job on another worker after the worker running
+    it died (Dask's ``distributed.scheduler.allowed-failures``); one more death gives the job an error row.
+    An existing cluster keeps its scheduler's own setting (``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES``).
     """
     if workers is not None and (not isinstance(workers, int) or workers < 0):
         raise InputError(f"workers must be a whole number >= 0 (0: run in this process), got {workers!r}")
+    if not isinstance(retries, int) or retries < 0:
+        raise InputError(f"retries must be a whole number >= 0, got {retries!r}")
     if scheduler and workers:
         raise InputError("give either --workers (a local cluster of that size) or --scheduler (an existing "
                          "cluster, whose own workers run the jobs), not both")
@@ -188,7 +193,8 @@ def executor(workers: int | None = None, scheduler: str | None = None, *, memory
         return
     if scheduler is None and workers is None:
         scheduler = os.environ.get(SCHEDULER_ENV) or None
-    from distributed import Client, LocalCluster
+    from distributed import Client
+    from distributed.deploy.subprocess import SubprocessCluster
 
     if scheduler:
         address = check_address(scheduler)
@@ -201,11 +207,29 @@ def executor(workers: int | None = None, scheduler: str | None = None, *, memory
         with client:
             yield client
         return
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           memory_limit=memory_limit, dashboard_address=":0" if dashboard else None,
-                           silence_logs=40)
+    # Scheduler and nannies in subprocesses of their own: a nanny in this process would start its worker
+    # with multiprocessing's "spawn", which first re-runs this process's __main__ file (under Streamlit,
+    # the page script itself), at start and again whenever it restarts a worker that died.
+    cluster = SubprocessCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                worker_kwargs={"memory_limit": memory_limit},
+                                scheduler_kwargs={"allowed_failures": retries},
+                                dashboard_address=":0" if dashboard else None, silence_logs=40)
     with cluster, Client(cluster, set_as_default=False) as client:
         yield client
+
+
+def warm_up(client, modules: Sequence[str]) -> float:
+    """Import ``modules`` on every worker now (seconds taken), so the first jobs do not pay for it.
+
+    A fresh worker process imports numpy, scipy, scikit-learn, torch and the lab on its first job; on a
+    loaded machine that takes longer than many jobs, and it would be counted in those jobs' seconds.
+    """
+    import importlib
+
+    start = time.perf_counter()
+    if client is not None:
+        client.run(lambda names: [importlib.import_module(m) and None for m in names], list(modules))
+    return time.perf_counter() - start
 
 
 def cluster_info(client) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Callable
 import pandas as pd
 
 from ..core import InputError
-from .executor import run_sweep
+from .executor import run_sweep, warm_up
 from .grid import expand
 
 SVC_LABEL = "SVC"
@@ -66,7 +66,9 @@ def npsvc_table2(argv: list[str], client) -> int:
     if unknown or not names or args.splits < 2:
         raise InputError(f"name known datasets (unknown: {', '.join(unknown) or 'none'}) and at least 2 splits")
     configs = npsvc_table2_configs(names, args.splits, args.max_train)
-    print(f"## Table 2 protocol as {len(configs)} jobs on {describe(client)}\n", flush=True)
+    ready = warm_up(client, [__name__, "solvers.npsvc"])
+    print(f"## Table 2 protocol as {len(configs)} jobs on {describe(client)} (imports on the workers: "
+          f"{ready:.1f} s)\n", flush=True)
     start = time.perf_counter()
     result = run_sweep(npsvc_split_job, configs, client=client, on_row=print_progress)
     elapsed = time.perf_counter() - start

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from threadpoolctl import threadpool_limits
 
-from solvers.sweep import cluster_info, expand, run_sweep, solve_job
+from solvers.sweep import cluster_info, executor, expand, run_sweep, solve_job
 
 from .test_tables import table2_cells_match_the_serial_protocol
 from .toy_jobs import fails_on_three, noisy_square, weighted_sum
@@ -74,7 +74,7 @@ def test_a_worker_killed_mid_sweep_is_retried_and_every_job_finishes_once(client
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    result = run_sweep(noisy_square, configs, client=client, retries=3, on_row=kill_one_worker)
+    result = run_sweep(noisy_square, configs, client=client, on_row=kill_one_worker)  # the fixture's retries: 2
     table = result.table
     assert killed and (table["status"] == "ok").all(), table[["job", "status", "error"]]
     assert table["job"].tolist() == list(range(10))
@@ -85,3 +85,17 @@ def test_a_worker_killed_mid_sweep_is_retried_and_every_job_finishes_once(client
 
 def test_npsvc_table2_on_the_cluster_equals_the_serial_protocol(client):
     table2_cells_match_the_serial_protocol(client)
+
+
+def test_with_no_retries_a_killed_worker_gives_its_job_an_error_row():
+    with executor(workers=1, retries=0, memory_limit="768MiB", dashboard=False, timeout=60) as lone:
+        lone.wait_for_workers(1, timeout=120)
+
+        def kill_the_worker(row, done, total):
+            if done == 1:
+                os.kill(row["pid"], signal.SIGKILL)  # job 1 is running there now
+
+        table = run_sweep(noisy_square, expand({"x": range(3)}, fixed={"sleep": 1.0}), client=lone,
+                          on_row=kill_the_worker).table
+    assert table.loc[0, "status"] == "ok"
+    assert table.loc[1, "status"] == "error" and "KilledWorker" in table.loc[1, "error"]

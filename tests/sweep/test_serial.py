@@ -103,7 +103,8 @@ def test_bad_inputs_to_the_executor():
     with pytest.raises(InputError, match="grid is empty"):
         run_sweep(noisy_square, [])
     with pytest.raises(InputError, match="retries"):
-        run_sweep(noisy_square, [{"x": 1}], retries=-1)
+        with executor(workers=1, retries=-1):
+            pass
     with pytest.raises(InputError, match="not both"):
         with executor(workers=2, scheduler="tcp://127.0.0.1:8786"):
             pass
