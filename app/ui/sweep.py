@@ -2,7 +2,7 @@
 bar and Stop, a figure refilled live as cells finish, and a sidebar panel for the Dask cluster.
 
 Where the jobs run: the cluster at ``$OPTLAB_SCHEDULER`` when it is set; otherwise in this process, or on
-an embedded LocalCluster when the sidebar's toggle asks for one. The cluster is started once per server
+an embedded local cluster when the sidebar's toggle asks for one. The cluster is started once per server
 (``st.cache_resource``) and reused by every page and session.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ REFRESH_SECONDS = 0.5
 
 @st.cache_resource(show_spinner="Starting the Dask cluster…")
 def _client(workers: int | None, scheduler: str | None):
-    """A client kept open for the server's lifetime (the LocalCluster's processes end with the server)."""
+    """A client kept open for the server's lifetime (the local cluster's processes end with the server)."""
     stack = ExitStack()
     return stack.enter_context(executor(workers=workers, scheduler=scheduler, timeout=5))
 
@@ -56,7 +56,8 @@ def cluster_panel(key: str = "sweep"):
 
 
 def run_grid(fn: Callable[[dict, Any], dict], configs: list[dict], *, key: str, cache_key: str, data: Any = None,
-             figure: Callable[[pd.DataFrame], go.Figure] | None = None, label: str | None = None) -> pd.DataFrame | None:
+             figure: Callable[[pd.DataFrame], go.Figure] | None = None,
+             label: str | None = None) -> pd.DataFrame | None:
     """Run button (``{key}_run``), progress bar and Stop for one grid; its table, or None before its first run.
 
     ``cache_key`` identifies the grid with its data (the table is kept in the session under it).

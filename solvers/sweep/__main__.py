@@ -3,7 +3,7 @@
     python -m solvers.sweep npsvc --datasets iris wine --methods twsvm knpsvc --seeds 0 1 2 \\
         --param c=0.1,1,10 --set max_iter=200 --workers 2 --out runs.csv --histories runs-history.parquet
 
-Each cell is one job (solvers.sweep.solve_job) on an embedded LocalCluster (--workers N, default one per
+Each cell is one job (solvers.sweep.solve_job) on an embedded local cluster (--workers N, default one per
 core), on an existing cluster (--scheduler tcp://HOST:PORT or $OPTLAB_SCHEDULER), or serially in this
 process (--workers 0). Rows print as jobs finish; Ctrl-C cancels the rest and keeps the finished rows.
 Exit status: 0 all jobs ok, 1 some failed or were cancelled, 2 bad input (nothing ran).

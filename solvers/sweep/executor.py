@@ -20,6 +20,7 @@ import pandas as pd
 from ..core import InputError
 
 SCHEDULER_ENV = "OPTLAB_SCHEDULER"
+WORKER_START_SECONDS = 180
 ROW_FIELDS = ("job", "status", "seconds", "error")
 Job = Callable[[dict, Any], dict]
 OnRow = Callable[[dict, int, int], "bool | None"]
@@ -174,8 +175,8 @@ def executor(workers: int | None = None, scheduler: str | None = None, *, retrie
     """A Dask ``Client`` for the duration of the block, or None for the in-process serial mode.
 
     ``workers=0``: serial, in this process (tests, tiny grids). ``scheduler`` (else ``$OPTLAB_SCHEDULER``
-    when ``workers`` is not given): connect to that cluster. Otherwise an embedded LocalCluster of
-    ``workers`` single-threaded processes (default: one per core), closed on exit.
+    when ``workers`` is not given): connect to that cluster. Otherwise a local cluster (scheduler and
+    nannies in subprocesses) of ``workers`` single-threaded workers (default: one per core), closed on exit.
 
     ``retries``: how many times the local cluster reruns a job on another worker after the worker running
     it died (Dask's ``distributed.scheduler.allowed-failures``); one more death gives the job an error row.
@@ -210,11 +211,17 @@ def executor(workers: int | None = None, scheduler: str | None = None, *, retrie
     # Scheduler and nannies in subprocesses of their own: a nanny in this process would start its worker
     # with multiprocessing's "spawn", which first re-runs this process's __main__ file (under Streamlit,
     # the page script itself), at start and again whenever it restarts a worker that died.
-    cluster = SubprocessCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                worker_kwargs={"memory_limit": memory_limit},
+    n_workers = workers or os.cpu_count() or 1
+    cluster = SubprocessCluster(n_workers=n_workers, threads_per_worker=1, worker_kwargs={"memory_limit": memory_limit},
                                 scheduler_kwargs={"allowed_failures": retries},
                                 dashboard_address=":0" if dashboard else None, silence_logs=40)
     with cluster, Client(cluster, set_as_default=False) as client:
+        try:  # the cluster object is up before its workers have joined
+            client.wait_for_workers(n_workers, timeout=WORKER_START_SECONDS)
+        except TimeoutError:
+            raise InputError(f"the local cluster's {n_workers} worker(s) did not start within "
+                             f"{WORKER_START_SECONDS} s; the machine may be overloaded or short of memory "
+                             "(try fewer --workers)") from None
         yield client
 
 

@@ -78,7 +78,8 @@ def solve_shipped_job(config: dict, problem: Any) -> dict:
     fam = load_family(str(config.get("family", "")))
     method = config.get("method")
     if method not in fam.METHODS:
-        raise InputError(f"unknown method {method!r} for {config.get('family')}; choose one of {', '.join(fam.METHODS)}")
+        raise InputError(f"unknown method {method!r} for {config.get('family')}; "
+                         f"choose one of {', '.join(fam.METHODS)}")
     params = {k: v for k, v in config.items() if k not in ("family", "method")}
     result = fam.solve(problem, method, **params)
     return _metrics(result)

@@ -1,4 +1,4 @@
-"""One LocalCluster of 2 worker processes for the module that needs it, closed (processes ended) after it."""
+"""One local cluster of 2 worker processes for the module that needs it, closed (processes ended) after it."""
 import cloudpickle
 import pytest
 

@@ -1,4 +1,4 @@
-"""The same sweeps on a LocalCluster of 2 worker processes: identical rows, faults, cancel, shipped data."""
+"""The same sweeps on a local cluster of 2 worker processes: identical rows, faults, cancel, shipped data."""
 import os
 import signal
 
