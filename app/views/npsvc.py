@@ -17,7 +17,9 @@ from solvers import npsvc as fam
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
 from solvers.npsvc.dnpsvc import deep_features, deep_scores, predict_from_scores
-from solvers.npsvc.experiments import PAPER_TABLE2, accuracy_splits, fit_svc, sensitivity, summarize, with_paper
+from solvers.npsvc.experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, with_paper
+from solvers.sweep import expand, solve_shipped_job
+from app.ui.sweep import run_grid
 
 KEY = "np"
 BUNDLED = ("iris", "wine", "breast_cancer", "digits")
@@ -211,14 +213,12 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     base = dict(per_method.get(method) or {})
     grid = {p: list(np.logspace(-3, 3, points)) for p in params}
     key = ui.config_key(KEY, "sens", data_key, method, base, grid, stop)
-    store = st.session_state.setdefault(f"{KEY}.sensitivity", {})
-    if st.button(f"Run sweep ({points ** len(params)} fits)", key=f"{KEY}.sens_run"):
-        bar = st.progress(0.0, text="sweeping…")
-        store[key] = sensitivity(problem, method, base, grid, tol=stop["tol"], max_iter=stop["max_iter"],
-                                 progress=lambda f, t: bar.progress(f, text=t))
-        bar.empty()
-    if key in store:
-        fig = figs.sensitivity_figure(store[key], params, fam.METHODS[method].label)
+    configs = expand(grid, fixed={"family": "npsvc", "method": method, **stop,
+                                  **{k: v for k, v in base.items() if k not in grid}})
+    draw = lambda table: figs.sensitivity_figure(table, params, fam.METHODS[method].label)  # noqa: E731
+    table = run_grid(solve_shipped_job, configs, key=f"{KEY}.sens", cache_key=key, data=problem, figure=draw)
+    if table is not None and "test_acc" in table:
+        fig = draw(table)
         st.plotly_chart(fig, key=f"{KEY}.sens")
         return {"sensitivity": fig}
     return {}

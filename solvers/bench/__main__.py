@@ -21,6 +21,27 @@ def family_benchmarks() -> dict[str, object]:
     return found
 
 
+def executor_flags() -> argparse.ArgumentParser:
+    """--workers / --scheduler, understood after any family: they send the family's table to solvers.sweep."""
+    flags = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    flags.add_argument("--workers", type=int, help="run the table's cells as jobs on a local Dask cluster of N "
+                                                   "worker processes (0: serially through the same executor)")
+    flags.add_argument("--scheduler", help="run the table's cells on the Dask cluster at this address "
+                                           "(tcp://HOST:PORT, as printed by `dask scheduler`)")
+    return flags
+
+
+def run_on_executor(family: str, argv: list[str], workers: int | None, scheduler: str | None) -> int:
+    from ..sweep import executor
+    from ..sweep.tables import TABLES
+
+    if family not in TABLES:
+        raise InputError(f"{family}'s benchmark has no table split into jobs yet (those that do: "
+                         f"{', '.join(TABLES)}); run it without --workers / --scheduler")
+    with executor(workers=workers, scheduler=scheduler) as client:
+        return int(TABLES[family](argv, client) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     benches = family_benchmarks()
@@ -29,15 +50,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m solvers.bench",
         description="Reproduce the papers' tables on the data available here; ratios are measured side by side "
                     "in one run. Each family takes its own options: python -m solvers.bench FAMILY --help.",
-        epilog=f"families with benchmarks:\n{listing or '  (none yet)'}",
+        epilog=f"families with benchmarks:\n{listing or '  (none yet)'}\n\n"
+               "--workers N / --scheduler ADDRESS (after the family) run the family's table as independent jobs "
+               "on Dask (see docs/scaling.md).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("family", choices=sorted(benches) or list(FAMILIES), help="which family's benchmark")
     args, rest = parser.parse_known_args(argv[:1])
     if args.family not in benches:
         parser.error(f"family {args.family!r} has no benchmark yet")
+    scale, family_argv = executor_flags().parse_known_args(argv[1:])
     try:
-        return int(benches[args.family].main(argv[1:]) or 0)
+        if scale.workers is None and scale.scheduler is None:
+            return int(benches[args.family].main(family_argv) or 0)
+        return run_on_executor(args.family, family_argv, scale.workers, scale.scheduler)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
