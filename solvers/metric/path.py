@@ -79,6 +79,9 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     if not 0 < rho < 1:
         raise InputError(f"rho = {rho} must be in (0, 1)")
     lam_L, K = lambda_max(problem)
+    if lam_L == 0:
+        raise InputError("no triplet has a positive margin under K = [Σ H_t]_+, so M* = K/λ at every λ and there is no "
+                         "path to trace (are the features constant, or the classes indistinguishable?)")
     lam = lam_L if lam_start is None else float(lam_start)
     if lam <= 0:
         raise InputError(f"the starting λ must be positive, got {lam}")

@@ -265,13 +265,14 @@ def relative_gap(gap: float, primal: float) -> float:
 
 # -- closed form at large λ and λ_max (digest §1.7) ----------------------------------------------------------------
 def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
-    """(λ_L, K) with K = [Σ_t H_t]_+ and λ_L = max_t ⟨H_t, K⟩/(1 − γ): for λ ≥ λ_L, M* = K/λ exactly."""
+    """(λ_L, K) with K = [Σ_t H_t]_+ and λ_L = max_t ⟨H_t, K⟩/(1 − γ): for λ ≥ λ_L, M* = K/λ exactly.
+
+    If no margin ⟨H_t, K⟩ is positive, every triplet stays in L* (α_t = 1) at every λ > 0, so K/λ is optimal for
+    all λ and λ_L = 0.
+    """
     K, _ = problem.psd_split(problem.sum_H())
     top = float(problem.margins(K).max())
-    if top <= 0:
-        raise InputError("every triplet already has a non-positive margin under [ΣH]_+; the data cannot be separated "
-                         "by a metric (are the features constant?)")
-    return top / (1.0 - problem.gamma), K
+    return max(top, 0.0) / (1.0 - problem.gamma), K
 
 
 # -- construction and validation -----------------------------------------------------------------------------------
