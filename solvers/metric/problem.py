@@ -248,7 +248,8 @@ class ReducedProblem:
                  active: TripletSubset | None = None, H_L: np.ndarray | None = None,
                  counts: tuple[int, int] | None = None) -> None:
         self.problem = problem
-        self.in_L, self.in_R = in_L, in_R
+        self._masks: tuple[np.ndarray, np.ndarray] | None = (in_L, in_R)
+        self._narrowing = None  # (parent, its active set, to_L, to_R) until the masks are first needed
         self.n_L, self.n_R = (int(np.count_nonzero(in_L)), int(np.count_nonzero(in_R))) if counts is None else counts
         self.active = problem.subset(np.flatnonzero(~(in_L | in_R))) if active is None else active
         self.H_L = problem.sum_over(in_L, self.n_L) if H_L is None else H_L
@@ -259,16 +260,34 @@ class ReducedProblem:
         return cls(problem, none, none, active=problem.everything, H_L=problem.zeros(), counts=(0, 0))
 
     def narrowed(self, to_L: np.ndarray, to_R: np.ndarray) -> "ReducedProblem":
-        """This problem with more of its active triplets screened (masks over ``active``, as dynamic screening
-        finds them): the new active set and H_L̂ are updated from the newly screened triplets only, O(|A|)."""
+        """This problem with more of its active triplets screened (masks over ``active``, as screening finds
+        them): the new active set and H_L̂ come from the active triplets only, O(|A|); the masks over all of T
+        are built only when asked for (once per λ, for the result)."""
         A = self.active
-        in_L, in_R = self.in_L.copy(), self.in_R.copy()
-        in_L[A.idx[to_L]] = True
-        in_R[A.idx[to_R]] = True
         new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
         H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L
-        return ReducedProblem(self.problem, in_L, in_R, active=A.part(~(to_L | to_R)), H_L=H_L,
-                              counts=(self.n_L + new_L, self.n_R + new_R))
+        child = ReducedProblem.__new__(ReducedProblem)
+        child.problem, child.active, child.H_L = self.problem, A.part(~(to_L | to_R)), H_L
+        child.n_L, child.n_R = self.n_L + new_L, self.n_R + new_R
+        child._masks, child._narrowing = None, (self, A, to_L, to_R)
+        return child
+
+    def _screened_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._masks is None:
+            parent, A, to_L, to_R = self._narrowing
+            in_L, in_R = (m.copy() for m in parent._screened_masks())
+            in_L[A.idx[to_L]] = True
+            in_R[A.idx[to_R]] = True
+            self._masks, self._narrowing = (in_L, in_R), None
+        return self._masks
+
+    @property
+    def in_L(self) -> np.ndarray:
+        return self._screened_masks()[0]
+
+    @property
+    def in_R(self) -> np.ndarray:
+        return self._screened_masks()[1]
 
     @property
     def n_screened(self) -> int:
