@@ -134,6 +134,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                "final_L": int(res.solution["in_L"].sum()), "final_R": int(res.solution["in_R"].sum())}
         if analysis:
             row.update(_analyse(problem, M, M_prev, lam_prev, lam, row, eps_prev))
+            row["pairs_share"] = pairs_in_use(reduced.active) / max(len(problem.triplets.pairs), 1)
         rows.append(row)
         solutions.append(M)
         if keep_masks:
@@ -194,6 +195,14 @@ def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_
         if to_L.any() or to_R.any():
             rp = rp.narrowed(to_L, to_R)
     return rp
+
+
+def pairs_in_use(subset) -> int:
+    """Distinct pairs that the triplets of ``subset`` use: the pair work an evaluation cannot avoid."""
+    used = np.zeros(subset.pair_rows.size, dtype=bool)
+    used[subset.same] = True
+    used[subset.diff] = True
+    return int(np.count_nonzero(used))
 
 
 def _analyse(problem: TripletProblem, M: np.ndarray, M_prev: np.ndarray, lam_prev: float, lam: float, row: dict,
