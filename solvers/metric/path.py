@@ -121,7 +121,8 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         n_path = (reduced.n_L, reduced.n_R)
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
         res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, reduced=reduced,
-                       screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False)
+                       screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False,
+                       masks=keep_masks)
         M, gap, eps_prev = res.solution["M"], res.info["abs_gap"], eps
         eps = math.sqrt(2.0 * gap / lam)
         step_time = screen_time + res.info["time"]
@@ -131,7 +132,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                "loss": res.info["loss"], "objective": float(res.history["objective"].iloc[-1]),
                "rel_gap": float(res.history["gap"].iloc[-1]), "status": res.status,
                "path_L": n_path[0], "path_R": n_path[1], "range_screened": n_range,
-               "final_L": int(res.solution["in_L"].sum()), "final_R": int(res.solution["in_R"].sum())}
+               "final_L": res.info["n_L"], "final_R": res.info["n_R"]}
         if analysis:
             row.update(_analyse(problem, M, M_prev, lam_prev, lam, row, eps_prev))
             row["pairs_share"] = pairs_in_use(reduced.active) / max(len(problem.triplets.pairs), 1)

@@ -96,9 +96,9 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
 def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float, max_iter: int,
              time_limit: float | None = None, callback=None, reduced: ReducedProblem | None = None,
              screening: Screening = Screening(), active_set: bool = False, refresh: int = 10,
-             screen_at_start: bool = True) -> Result:
-    """Minimise P̃_λ from M0 for the ``reduced`` problem (default: nothing screened); returns M and the final
-    screened sets.
+             screen_at_start: bool = True, masks: bool = True) -> Result:
+    """Minimise P̃_λ from M0 for the ``reduced`` problem (default: nothing screened); returns M, the final
+    screened sets' sizes (info ``n_L``, ``n_R``) and, with ``masks``, the sets themselves (boolean over T).
 
     ``screen_at_start=False`` skips the dynamic screening at iteration 0 (the path has just screened there).
     """
@@ -127,10 +127,10 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
                 break
             refreshed = False
             if screening.active and k % screening.period == 0 and (k > 0 or screen_at_start):
-                masks = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
-                if masks is not None:
+                newly = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
+                if newly is not None:
                     started = time.perf_counter()
-                    rp = rp.narrowed(*masks)
+                    rp = rp.narrowed(*newly)
                     log.seconds += time.perf_counter() - started  # building the reduced problem is screening work
                     full = rp.evaluate(M, lam)
                     refreshed = True
@@ -158,8 +158,8 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             eta *= 0.5
         prev = (M, G)
         M, ev, last_step = M_new, ev_new, M - eta * G
-    info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam}
-    solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R}
+    info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam, "n_L": rp.n_L, "n_R": rp.n_R}
+    solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R} if masks else {"M": M}
     result = rec.result(solution, **info)
     result.info["screening_rounds"] = log.rows
     return result
