@@ -63,7 +63,6 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True  # triplets come from the class labels
-        tags.input_tags.allow_nan = False
         return tags
 
     def transform(self, X) -> np.ndarray:

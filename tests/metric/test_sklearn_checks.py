@@ -21,7 +21,7 @@ def test_sklearn_check(estimator, check):
 
 def test_pipeline_with_scaler_and_knn():
     X, y = load_iris(return_X_y=True)
-    pipe = make_pipeline(StandardScaler(), TripletMetricLearner(lam=10.0), KNeighborsClassifier(3)).fit(X, y)
+    pipe = make_pipeline(StandardScaler(), TripletMetricLearner(), KNeighborsClassifier(3)).fit(X, y)
     assert pipe.score(X, y) >= 0.9
 
 
