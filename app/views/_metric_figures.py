@@ -87,6 +87,22 @@ def total_time_figure(runs: dict, dataset: str) -> go.Figure:
     return fig
 
 
+def work_share_figure(runs: dict) -> go.Figure:
+    """Triplets and pairs still in use after path screening, per λ: what screening leaves for the solver."""
+    fig = ui.base_figure("Work left after path screening, per λ", "−log₁₀ λ", "share still in use (of all)")
+    for label, run in runs.items():
+        t = run["table"].iloc[1:]
+        if run["config"] == "naive" or "pairs_share" not in t:
+            continue
+        color = ui.method_color(run["config"])
+        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=1.0 - t["rate_path_T"], name=f"{label}: triplets",
+                                 mode="lines", line=dict(color=color, width=2)))
+        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=t["pairs_share"], name=f"{label}: pairs", mode="lines",
+                                 line=dict(color=color, width=2, dash="dash")))
+    fig.update_yaxes(range=[0, 1.05])
+    return fig
+
+
 def paper_table(runs: dict, dataset: str) -> pd.DataFrame | None:
     key = next((k for k in PAPER_TABLE4 if dataset.startswith(k)), None)
     naive = next((r for r in runs.values() if r["config"] == "naive"), None)

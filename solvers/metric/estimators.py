@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core import InputError, check_array
+from ..core import InputError
 from .bounds import DYNAMIC_BOUNDS
 from .problem import lambda_max, make_triplet_problem
 from .projected_gradient import Screening, minimize
@@ -18,6 +19,8 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
     Features are used as given (scale them first, e.g. to [−1, 1]); ``k=None`` uses all triplets.
     After ``fit``: ``metric_`` (d×d M), ``components_`` (L with M = LᵀL), ``n_iter_``, ``screened_fraction_``.
     ``score`` is the k-NN accuracy (``n_neighbors``) in the learned metric against the training data.
+    When no triplet can reach a positive margin under K = [Σ_t H_t]_+ (λ_max = 0), K/λ is optimal at every λ
+    (every α_t = 1 in eq. (9)) and is returned as is. Computation is in float64, so ``transform`` returns float64.
     """
 
     def __init__(self, lam: float = 1.0, k: int | None = 3, gamma: float = 0.05, diagonal: bool = False,
@@ -41,7 +44,7 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
             raise InputError(f"bound = {self.bound!r}; choose none or one of {', '.join(DYNAMIC_BOUNDS)}")
         if self.rule not in RULES:
             raise InputError(f"rule = {self.rule!r}; choose one of {', '.join(RULES)}")
-        X = check_array(X, "X")
+        X, y = _validated(self, X, y, fit=True)
         problem = make_triplet_problem(X, y, k=self.k, gamma=self.gamma, diagonal=self.diagonal, scale=False)
         lam_L, K = lambda_max(problem)
         screening = Screening(() if self.bound == "none" else (self.bound,), self.rule, self.screening_period)
@@ -54,23 +57,36 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
         self.n_iter_ = result.info["n_iter"]
         self.status_ = result.status
         self.screened_fraction_ = float(result.history["screened"].iloc[-1])
-        self.n_features_in_ = X.shape[1]
         self._knn = KNeighborsClassifier(n_neighbors=min(self.n_neighbors, X.shape[0])).fit(self.transform(X), y)
         return self
 
-    def _check_fitted(self, X) -> np.ndarray:
-        if not hasattr(self, "metric_"):
-            raise InputError("this TripletMetricLearner is not fitted yet; call fit(X, y) first")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise InputError(f"X has {X.shape[1]} features; the metric was learned on {self.n_features_in_}")
-        return X
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # triplets come from the class labels
+        return tags
 
     def transform(self, X) -> np.ndarray:
-        return self._check_fitted(X) @ self.components_.T
+        check_is_fitted(self, "metric_")
+        return _validated(self, X) @ self.components_.T
 
     def predict(self, X) -> np.ndarray:
-        return self._knn.predict(self.transform(X))
+        Z = self.transform(X)
+        return self._knn.predict(Z)
 
     def score(self, X, y) -> float:
         return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def _validated(est: TripletMetricLearner, X, y=None, *, fit: bool = False):
+    """scikit-learn's validation and messages (as InputError); at fit, y is required and ``n_features_in_`` set."""
+    try:
+        if not fit:
+            return validate_data(est, X, reset=False, dtype=np.float64)
+        if y is None:
+            raise InputError(f"{type(est).__name__} requires y to be passed, but the target y is None: the triplets "
+                             "are built from the class labels")
+        return validate_data(est, X, y, ensure_min_samples=2, dtype=np.float64)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from None

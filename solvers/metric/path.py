@@ -79,6 +79,9 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     if not 0 < rho < 1:
         raise InputError(f"rho = {rho} must be in (0, 1)")
     lam_L, K = lambda_max(problem)
+    if lam_L == 0:
+        raise InputError("no triplet has a positive margin under K = [Σ H_t]_+, so M* = K/λ at every λ and there is no "
+                         "path to trace (are the features constant, or the classes indistinguishable?)")
     lam = lam_L if lam_start is None else float(lam_start)
     if lam <= 0:
         raise InputError(f"the starting λ must be positive, got {lam}")
@@ -104,20 +107,22 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         if range_screening:
             in_R |= range_R < lam
             in_L |= range_L < lam
-        n_range = int(in_L.sum() + in_R.sum())
-        if math.isfinite(eps):
-            in_L, in_R = _path_screen(problem, bounds, rule, M_prev, lam_prev, lam, eps, in_L, in_R)
-            if range_screening:
-                idx = np.flatnonzero(~(range_R < lam) & ~(range_L < lam))
-                r_end, l_end = range_lower_ends(problem.margins(M_prev, idx), problem.h_norm[idx],
-                                                math.sqrt(inner(M_prev, M_prev)), eps, lam_prev, gamma)
-                range_R[idx] = np.minimum(range_R[idx], r_end)
-                range_L[idx] = np.minimum(range_L[idx], l_end)
+        n_range = int(np.count_nonzero(in_L) + np.count_nonzero(in_R))
+        reduced = ReducedProblem(problem, in_L, in_R) if n_range else ReducedProblem.unscreened(problem)
+        if math.isfinite(eps) and bounds:
+            reduced = _path_screen(problem, bounds, rule, M_prev, lam_prev, lam, eps, reduced)
+        if range_screening and math.isfinite(eps):
+            idx = np.flatnonzero(~(range_R < lam) & ~(range_L < lam))
+            r_end, l_end = range_lower_ends(problem.margins(M_prev, idx), problem.h_norm[idx],
+                                            math.sqrt(inner(M_prev, M_prev)), eps, lam_prev, gamma)
+            range_R[idx] = np.minimum(range_R[idx], r_end)
+            range_L[idx] = np.minimum(range_L[idx], l_end)
         screen_time = time.perf_counter() - started
-        n_path = (int(in_L.sum()), int(in_R.sum()))
+        n_path = (reduced.n_L, reduced.n_R)
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
-        res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, in_L=in_L, in_R=in_R,
-                       screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False)
+        res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, reduced=reduced,
+                       screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False,
+                       masks=keep_masks)
         M, gap, eps_prev = res.solution["M"], res.info["abs_gap"], eps
         eps = math.sqrt(2.0 * gap / lam)
         step_time = screen_time + res.info["time"]
@@ -127,9 +132,10 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                "loss": res.info["loss"], "objective": float(res.history["objective"].iloc[-1]),
                "rel_gap": float(res.history["gap"].iloc[-1]), "status": res.status,
                "path_L": n_path[0], "path_R": n_path[1], "range_screened": n_range,
-               "final_L": int(res.solution["in_L"].sum()), "final_R": int(res.solution["in_R"].sum())}
+               "final_L": res.info["n_L"], "final_R": res.info["n_R"]}
         if analysis:
             row.update(_analyse(problem, M, M_prev, lam_prev, lam, row, eps_prev))
+            row["pairs_share"] = pairs_in_use(reduced.active) / max(len(problem.triplets.pairs), 1)
         rows.append(row)
         solutions.append(M)
         if keep_masks:
@@ -167,29 +173,37 @@ def _stack_histories(histories: list) -> pd.DataFrame:
 
 
 def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_prev: np.ndarray, lam_prev: float,
-                 lam: float, eps: float, in_L: np.ndarray, in_R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Screen at a new λ from the previous solution with every chosen bound (union of verdicts)."""
-    ev = rp = None
+                 lam: float, eps: float, rp: ReducedProblem) -> ReducedProblem:
+    """Screen at a new λ from the previous solution with every chosen bound in turn, each applied only to the
+    triplets ``rp`` (range-screened, or nothing screened) and the earlier bounds left; returns ``rp`` narrowed.
+
+    Every screened set is safe at λ, so the reduced problem shares the minimiser and a later bound (GB, PGB,
+    DGB) is built from it: one pass over the triplets still active, not over T.
+    """
     for name in bounds:
-        if name == "rrpb":
-            sphere = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps)
-        else:
-            if ev is None:  # one pass over the range-reduced problem at M_{t−1} with the new λ
-                rp = ReducedProblem(problem, in_L, in_R)
-                ev = rp.evaluate(M_prev, lam)
-                gap = rp.gap(ev, lam)
-            sphere = dynamic_sphere(name, rp, ev, lam, gap)
-        if not (in_L.any() or in_R.any()):  # nothing screened yet: work on all triplets without index gathers
-            in_L, in_R = screen(problem, sphere, None, rule)
-            continue
-        idx = np.flatnonzero(~(in_L | in_R))
-        if idx.size == 0:
+        A = rp.active
+        if len(A) == 0:
             break
-        to_L, to_R = screen(problem, sphere, idx, rule)
-        in_L, in_R = in_L.copy(), in_R.copy()
-        in_L[idx[to_L]] = True
-        in_R[idx[to_R]] = True
-    return in_L, in_R
+        if name == "rrpb":
+            sphere, hQ = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps), None
+        else:
+            ev = rp.evaluate(M_prev, lam)
+            sphere = dynamic_sphere(name, rp, ev, lam, rp.gap(ev, lam))
+            hQ = ev.margins if sphere.center is ev.M else None
+        if hQ is None:
+            hQ = A.margins(sphere.center)  # pair values over the active pairs only
+        to_L, to_R = screen(problem, sphere, A.idx, rule, hQ=hQ, h_norm=A.h_norm)
+        if to_L.any() or to_R.any():
+            rp = rp.narrowed(to_L, to_R)
+    return rp
+
+
+def pairs_in_use(subset) -> int:
+    """Distinct pairs that the triplets of ``subset`` use: the pair work an evaluation cannot avoid."""
+    used = np.zeros(subset.pair_rows.size, dtype=bool)
+    used[subset.same] = True
+    used[subset.diff] = True
+    return int(np.count_nonzero(used))
 
 
 def _analyse(problem: TripletProblem, M: np.ndarray, M_prev: np.ndarray, lam_prev: float, lam: float, row: dict,

@@ -23,6 +23,9 @@ from ..core import InputError, check_array, check_labels, check_same_length, pro
 from .triplets import Triplets, build_triplets, scale_to_unit_box
 
 _CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norms
+#: A subset keeps its parent's pair table while the pair work per evaluation is at most this many flops per
+#: triplet (an evaluation does about this much elementwise work per triplet); beyond it, pairs are renumbered.
+_PAIR_WORK_PER_TRIPLET = 8
 
 
 # -- loss (Sec. 2.1, App. A) -----------------------------------------------------------------------------------
@@ -136,16 +139,25 @@ class TripletProblem:
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == self.n_triplets:  # the whole set (indices are unique and sorted): reuse the pair table
             return self.everything
-        return TripletSubset.of(self, idx)
+        return self.everything.part(idx)
 
     @cached_property
     def everything(self) -> "TripletSubset":
         T = self.triplets
         return TripletSubset(self, np.arange(self.n_triplets), np.arange(len(T.pairs)), T.same, T.diff)
 
-    def sum_H(self) -> np.ndarray:
-        """Σ_t H_t over all triplets."""
-        return self.subset(np.arange(self.n_triplets)).combine(np.ones(self.n_triplets))
+    @cached_property
+    def H_sum(self) -> np.ndarray:
+        """Σ_t H_t over all triplets (computed once per problem)."""
+        return self.everything.combine(None)
+
+    def sum_over(self, mask: np.ndarray, count: int) -> np.ndarray:
+        """Σ_{t ∈ mask} H_t from the smaller side: directly, or Σ_all H_t minus the complement."""
+        if count == 0:
+            return self.zeros()
+        if 2 * count <= self.n_triplets:
+            return self.everything.combine(None, where=mask)
+        return self.H_sum - self.everything.combine(None, where=~mask)
 
 
 def inner(A: np.ndarray, B: np.ndarray) -> float:
@@ -163,18 +175,28 @@ class TripletSubset:
     same: np.ndarray
     diff: np.ndarray
 
-    @classmethod
-    def of(cls, problem: TripletProblem, idx: np.ndarray) -> "TripletSubset":
-        """Mark the pairs the triplets use and renumber them: O(|idx| + #pairs), no sorting."""
-        T = problem.triplets
-        same, diff = T.same[idx], T.diff[idx]
-        if problem.backend == "triplets":  # per-triplet vectors are gathered at each use instead
-            return cls(problem, idx, np.arange(len(T.pairs)), same, diff)
-        used = np.zeros(len(T.pairs), dtype=bool)
+    def part(self, keep: np.ndarray) -> "TripletSubset":
+        """The triplets ``keep`` (a mask or positions in this subset), O(len(self)), nothing from the rest of T.
+
+        Their pairs get their own compact table (mark the pairs used and renumber them, no sorting) only when
+        the pair work (#pairs·d² per evaluation) would otherwise outweigh the per-triplet work; with many
+        triplets per pair (all triplets, small d) the renumbering costs more than it saves.
+        """
+        same, diff = self.same[keep], self.diff[keep]
+        d = self.problem.dim
+        pair_work = self.pair_rows.size * (d if self.problem.diagonal else d * d)
+        if self.problem.backend == "triplets" or pair_work <= _PAIR_WORK_PER_TRIPLET * same.size:
+            return TripletSubset(self.problem, self.idx[keep], self.pair_rows, same, diff)
+        used = np.zeros(self.pair_rows.size, dtype=bool)
         used[same] = True
         used[diff] = True
         local = np.cumsum(used, dtype=np.int32) - 1
-        return cls(problem, idx, np.flatnonzero(used), local[same], local[diff])
+        return TripletSubset(self.problem, self.idx[keep], self.pair_rows[used], local[same], local[diff])
+
+    @cached_property
+    def h_norm(self) -> np.ndarray:
+        """‖H_t‖_F of these triplets (gathered once per subset)."""
+        return self.problem.h_norm[self.idx]
 
     def __len__(self) -> int:
         return int(self.idx.size)
@@ -188,15 +210,19 @@ class TripletSubset:
         q = self.problem.pair_values(M, self.pair_rows)
         return q[self.diff] - q[self.same]
 
-    def combine(self, weights: np.ndarray) -> np.ndarray:
-        """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product)."""
+    def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
+        """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product);
+        ``weights=None`` means all ones, ``where`` restricts the sum to a mask of these triplets."""
+        diff, same = (self.diff, self.same) if where is None else (self.diff[where], self.same[where])
         if self.problem.backend == "triplets":  # Σ w (aaᵀ − bbᵀ) = Aᵀ diag(w) A − Bᵀ diag(w) B
-            a, b = self.problem.U[self.diff], self.problem.U[self.same]
+            a, b = self.problem.U[diff], self.problem.U[same]
+            if weights is None:
+                weights = np.ones(diff.size)
             if self.problem.diagonal:
                 return weights @ a - weights @ b
             return (a.T * weights) @ a - (b.T * weights) @ b
         P = self.pair_rows.size
-        w = np.bincount(self.diff, weights, minlength=P) - np.bincount(self.same, weights, minlength=P)
+        w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
         U = self.problem.U[self.pair_rows]
         return U.T @ w if self.problem.diagonal else (U.T * w) @ U
 
@@ -218,21 +244,54 @@ class Evaluation:
 class ReducedProblem:
     """P̃_λ and D̃_λ for fixed screened sets L̂ (``in_L``) and R̂ (``in_R``) (digest §1.5)."""
 
-    def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray) -> None:
+    def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray, *,
+                 active: TripletSubset | None = None, H_L: np.ndarray | None = None,
+                 counts: tuple[int, int] | None = None) -> None:
         self.problem = problem
-        self.in_L, self.in_R = in_L, in_R
-        self.n_L = int(in_L.sum())
-        self.active = problem.subset(np.flatnonzero(~(in_L | in_R)))
-        self.H_L = problem.subset(np.flatnonzero(in_L)).combine(np.ones(self.n_L)) if self.n_L else problem.zeros()
+        self._masks: tuple[np.ndarray, np.ndarray] | None = (in_L, in_R)
+        self._narrowing = None  # (parent, its active set, to_L, to_R) until the masks are first needed
+        self.n_L, self.n_R = (int(np.count_nonzero(in_L)), int(np.count_nonzero(in_R))) if counts is None else counts
+        self.active = problem.subset(np.flatnonzero(~(in_L | in_R))) if active is None else active
+        self.H_L = problem.sum_over(in_L, self.n_L) if H_L is None else H_L
 
     @classmethod
     def unscreened(cls, problem: TripletProblem) -> "ReducedProblem":
         none = np.zeros(problem.n_triplets, dtype=bool)
-        return cls(problem, none, none)
+        return cls(problem, none, none, active=problem.everything, H_L=problem.zeros(), counts=(0, 0))
+
+    def narrowed(self, to_L: np.ndarray, to_R: np.ndarray) -> "ReducedProblem":
+        """This problem with more of its active triplets screened (masks over ``active``, as screening finds
+        them): the new active set and H_L̂ come from the active triplets only, O(|A|); the masks over all of T
+        are built only when asked for (once per λ, for the result)."""
+        A = self.active
+        new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
+        H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L
+        child = ReducedProblem.__new__(ReducedProblem)
+        child.problem, child.active, child.H_L = self.problem, A.part(~(to_L | to_R)), H_L
+        child.n_L, child.n_R = self.n_L + new_L, self.n_R + new_R
+        child._masks, child._narrowing = None, (self, A, to_L, to_R)
+        return child
+
+    def _screened_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._masks is None:
+            parent, A, to_L, to_R = self._narrowing
+            in_L, in_R = (m.copy() for m in parent._screened_masks())
+            in_L[A.idx[to_L]] = True
+            in_R[A.idx[to_R]] = True
+            self._masks, self._narrowing = (in_L, in_R), None
+        return self._masks
+
+    @property
+    def in_L(self) -> np.ndarray:
+        return self._screened_masks()[0]
+
+    @property
+    def in_R(self) -> np.ndarray:
+        return self._screened_masks()[1]
 
     @property
     def n_screened(self) -> int:
-        return self.problem.n_triplets - len(self.active)
+        return self.n_L + self.n_R
 
     def evaluate(self, M: np.ndarray, lam: float, working: TripletSubset | None = None) -> Evaluation:
         """P̃ and its gradient −Σ_A α_t H_t − H_L̂ + λM (eq. (16)); ``working`` ⊆ A restricts the pass (active set)."""
@@ -265,13 +324,14 @@ def relative_gap(gap: float, primal: float) -> float:
 
 # -- closed form at large λ and λ_max (digest §1.7) ----------------------------------------------------------------
 def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
-    """(λ_L, K) with K = [Σ_t H_t]_+ and λ_L = max_t ⟨H_t, K⟩/(1 − γ): for λ ≥ λ_L, M* = K/λ exactly."""
-    K, _ = problem.psd_split(problem.sum_H())
+    """(λ_L, K) with K = [Σ_t H_t]_+ and λ_L = max_t ⟨H_t, K⟩/(1 − γ): for λ ≥ λ_L, M* = K/λ exactly.
+
+    If no margin ⟨H_t, K⟩ is positive, every triplet stays in L* (α_t = 1) at every λ > 0, so K/λ is optimal for
+    all λ and λ_L = 0.
+    """
+    K, _ = problem.psd_split(problem.H_sum)
     top = float(problem.margins(K).max())
-    if top <= 0:
-        raise InputError("every triplet already has a non-positive margin under [ΣH]_+; the data cannot be separated "
-                         "by a metric (are the features constant?)")
-    return top / (1.0 - problem.gamma), K
+    return max(top, 0.0) / (1.0 - problem.gamma), K
 
 
 # -- construction and validation -----------------------------------------------------------------------------------

@@ -60,13 +60,17 @@ def initial_step(problem: TripletProblem, lam: float) -> float:
 def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, screening: Screening,
                    log: ScreeningLog, iteration: int, last_step: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Union of the rule's verdicts over every bound at the current iterate; None when nothing new was screened.
+    """Union of the rule's verdicts over every bound at the current iterate, as masks over ``rp.active`` (the
+    triplets newly screened to L* and R*); None when nothing new was screened.
 
-    ``last_step`` is A = M − η∇P̃ of the last projection A ↦ [A]_+; P = −A_- is a supporting hyperplane of the
-    PSD cone (Fig. 2) that the linear rule uses for bounds without their own (PGB, DGB, CDGB).
+    ``ev`` is the evaluation over ``rp.active`` at the iterate, so a bound centred there (DGB) reads its margins
+    from ``ev`` at no cost; other centres need one pass over the active pairs only. ``last_step`` is
+    A = M − η∇P̃ of the last projection A ↦ [A]_+; P = −A_- is a supporting hyperplane of the PSD cone (Fig. 2)
+    that the linear rule uses for bounds without their own (PGB, DGB, CDGB).
     """
     started = time.perf_counter()
-    in_L, in_R = rp.in_L.copy(), rp.in_R.copy()
+    A = rp.active
+    to_L, to_R = np.zeros(len(A), bool), np.zeros(len(A), bool)
     radii = {}
     normal = None
     if screening.rule == "linear" and last_step is not None:
@@ -76,28 +80,29 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
         if sphere.normal is None and normal is not None:
             sphere = replace(sphere, normal=normal)
         radii[f"r_{name}"] = sphere.radius
-        idx = np.flatnonzero(~(in_L | in_R))
-        if idx.size == 0:
+        rest = np.flatnonzero(~(to_L | to_R))
+        if rest.size == 0:
             break
-        to_L, to_R = screen(rp.problem, sphere, idx, screening.rule)
-        in_L[idx[to_L]] = True
-        in_R[idx[to_R]] = True
+        hQ = ev.margins if sphere.center is ev.M else A.margins(sphere.center)
+        new_L, new_R = screen(rp.problem, sphere, A.idx[rest], screening.rule, hQ=hQ[rest], h_norm=A.h_norm[rest])
+        to_L[rest[new_L]] = True
+        to_R[rest[new_R]] = True
     log.seconds += time.perf_counter() - started
-    log.rows.append({"iter": iteration, "n_L": int(in_L.sum()), "n_R": int(in_R.sum()), **radii})
-    changed = int(in_L.sum() + in_R.sum()) > rp.n_screened
-    return (in_L, in_R) if changed else None
+    n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
+    log.rows.append({"iter": iteration, "n_L": rp.n_L + n_L, "n_R": rp.n_R + n_R, **radii})
+    return (to_L, to_R) if n_L + n_R else None
 
 
 def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float, max_iter: int,
-             time_limit: float | None = None, callback=None, in_L: np.ndarray | None = None,
-             in_R: np.ndarray | None = None, screening: Screening = Screening(), active_set: bool = False,
-             refresh: int = 10, screen_at_start: bool = True) -> Result:
-    """Minimise P̃_λ from M0 with the given screened sets; returns M and the final screened sets.
+             time_limit: float | None = None, callback=None, reduced: ReducedProblem | None = None,
+             screening: Screening = Screening(), active_set: bool = False, refresh: int = 10,
+             screen_at_start: bool = True, masks: bool = True) -> Result:
+    """Minimise P̃_λ from M0 for the ``reduced`` problem (default: nothing screened); returns M, the final
+    screened sets' sizes (info ``n_L``, ``n_R``) and, with ``masks``, the sets themselves (boolean over T).
 
     ``screen_at_start=False`` skips the dynamic screening at iteration 0 (the path has just screened there).
     """
-    none = np.zeros(problem.n_triplets, dtype=bool)
-    rp = ReducedProblem(problem, none if in_L is None else in_L, none if in_R is None else in_R)
+    rp = ReducedProblem.unscreened(problem) if reduced is None else reduced
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="gap")
     log = ScreeningLog()
     check_every = refresh if active_set else 1
@@ -115,16 +120,18 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             full = ev if working is None else rp.evaluate(M, lam)
             gap = rp.gap(full, lam)
             status = rec.record(k, objective=full.primal, gap=relative_gap(gap, full.primal), abs_gap=gap,
-                                n_L=int(rp.in_L.sum()), n_R=int(rp.in_R.sum()),
+                                n_L=rp.n_L, n_R=rp.n_R,
                                 screened=rp.n_screened / problem.n_triplets,
                                 working=len(rp.active) if working is None else len(working), step=eta)
             if status:
                 break
             refreshed = False
             if screening.active and k % screening.period == 0 and (k > 0 or screen_at_start):
-                masks = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
-                if masks is not None:
-                    rp = ReducedProblem(problem, *masks)
+                newly = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
+                if newly is not None:
+                    started = time.perf_counter()
+                    rp = rp.narrowed(*newly)
+                    log.seconds += time.perf_counter() - started  # building the reduced problem is screening work
                     full = rp.evaluate(M, lam)
                     refreshed = True
             if active_set:
@@ -151,8 +158,8 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             eta *= 0.5
         prev = (M, G)
         M, ev, last_step = M_new, ev_new, M - eta * G
-    info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam}
-    solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R}
+    info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam, "n_L": rp.n_L, "n_R": rp.n_R}
+    solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R} if masks else {"M": M}
     result = rec.result(solution, **info)
     result.info["screening_rounds"] = log.rows
     return result

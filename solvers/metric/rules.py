@@ -21,15 +21,22 @@ _BATCH_ENTRIES = 400_000  # d×d entries per batch of SDLS evaluations
 _SDLS_BISECTIONS = 40
 
 
-def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks (to L*, to R*) over the triplets ``idx`` (None: all) under ``sphere`` with ``rule``."""
+def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, *,
+           hQ: np.ndarray | None = None, h_norm: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks (to L*, to R*) over the triplets ``idx`` (None: all) under ``sphere`` with ``rule``.
+
+    ``hQ`` = ⟨H_t, Q⟩ and ``h_norm`` = ‖H_t‖ for those triplets, when the caller already has them (the solver's
+    margins when Q is its iterate, a subset's cached norms): the sphere rule is then O(1) per triplet.
+    """
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}")
-    hQ = problem.margins(sphere.center, idx)
-    r_nu = sphere.radius * (problem.h_norm if idx is None else problem.h_norm[idx])
+    if hQ is None:
+        hQ = problem.margins(sphere.center, idx)
+    if h_norm is None:
+        h_norm = problem.h_norm if idx is None else problem.h_norm[idx]
+    r_nu = sphere.radius * h_norm
     lower, upper = hQ - r_nu, hQ + r_nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
-    nu = r_nu / sphere.radius if rule != "sphere" and sphere.radius > 0 else None
+    nu = h_norm if rule != "sphere" and sphere.radius > 0 else None
     if rule == "linear" and nu is not None and sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0:
         hP = problem.margins(sphere.normal, idx)
         lower = np.maximum(lower, linear_rule_min(hQ, hP, nu, sphere))

@@ -1,4 +1,7 @@
 """AppTest of app/views/metric.py: default run, every bound and rule, extreme values, bad input, random walk."""
+import base64
+
+import numpy as np
 import pytest
 
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
@@ -79,4 +82,28 @@ def test_bad_input_shows_an_error_not_a_traceback(monkeypatch):
 def test_random_walk_never_raises():
     random_walk("metric", seed=3, steps=8,
                 skip_keys=("ml.data", "ml.problem.k", "ml.problem.max_samples", "ml.rules", "ml.path.rho",
-                           "ml.path.max_steps", "ml.stop.tol", "ml.problem.scale"))
+                           "ml.path.max_steps", "ml.stop.tol", "ml.problem.scale",
+                           "ml.preset", "ml.apply_preset"))  # presets change the data (segment: minutes per run)
+
+
+def test_fast_preset_shows_screening_remove_most_triplets():
+    from solvers.datasets import REAL
+    if not REAL["iris.scale"].available():
+        pytest.skip("iris.scale (the preset's data) is not in the data directory")
+    at = open_page("metric")
+    at.selectbox(key="ml.preset").set_value("fast").run()
+    at.button(key="ml.apply_preset").click().run()
+    assert_clean(at)
+    work = [f for f in plotly_figures(at) if "Work left after path screening" in f["layout"]["title"]["text"]]
+    assert work, "the work-share figure is missing"
+    left = _values(next(tr["y"] for tr in work[0]["data"] if tr["name"].endswith(": triplets")))
+    assert np.median(left) <= 0.1  # the preset's promise: the median λ keeps at most 10 % of triplets
+    bars = [f for f in plotly_figures(at) if "Total path time" in f["layout"]["title"]["text"]][0]
+    assert {tr["name"] for tr in bars["data"]} == {"optimisation", "screening"}
+
+
+def _values(encoded) -> np.ndarray:
+    """A trace's numbers from the figure's JSON (plotly encodes numpy arrays as base64 with their dtype)."""
+    if isinstance(encoded, dict):
+        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=encoded["dtype"])
+    return np.asarray(encoded, dtype=float)
