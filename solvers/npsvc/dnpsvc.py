@@ -208,7 +208,7 @@ class Trainer:
         self.sched = torch.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=p["epochs"], eta_min=1e-5)
         self.generator = torch.Generator().manual_seed(p["seed"])
         self.tau = torch.full((self.K,), 1.0 / self.K, device=dev)
-        self.tau_star = self.tau.clone()  # warm start of the device QP
+        self.tau_star = self.tau.clone()  # warm start (and support guess) of the next τ-step's QP
         self.eye = torch.eye(self.K, device=dev)
         self.last_lr = p["lr"]
 
@@ -235,7 +235,8 @@ class Trainer:
         A, b = gram.double().numpy(), linear.double().numpy()
         if not (np.isfinite(A).all() and np.isfinite(b).all()):
             return self.tau  # diverged: τ kept, the NaN feasibility reports it
-        return torch.as_tensor(simplex_qp(A, b, self.tau.double().numpy()), dtype=self.tau.dtype)
+        self.tau_star = torch.as_tensor(simplex_qp(A, b, self.tau_star.double().numpy()), dtype=self.tau.dtype)
+        return self.tau_star
 
     def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float) -> torch.Tensor:
         """Heads frozen: τ-step (eqs. 25–26), then a step on τᵀJ for the shared parameters.

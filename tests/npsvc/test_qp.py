@@ -9,8 +9,9 @@ from scipy.optimize import minimize
 import torch
 
 from solvers.core import project_capped_simplex
-from solvers.npsvc.qp import BoxQP, simplex_qp
-from solvers.npsvc.torch_qp import project_simplex, simplex_qp_torch
+from solvers.npsvc.qp import BoxQP, project_simplex, simplex_qp
+from solvers.npsvc.torch_qp import project_simplex as project_simplex_torch
+from solvers.npsvc.torch_qp import simplex_qp_torch
 
 
 def random_psd(rng, n, rank=None):
@@ -102,7 +103,7 @@ def test_mgda_zero_when_origin_in_hull():
 def test_torch_simplex_projection_matches_core(K, seed, scale):
     """The device projection (sort and threshold) equals core's breakpoint projection (h = 1)."""
     v = scale * np.random.default_rng(seed).standard_normal(K)
-    np.testing.assert_allclose(project_simplex(torch.tensor(v)).numpy(), project_capped_simplex(v, 1.0),
+    np.testing.assert_allclose(project_simplex_torch(torch.tensor(v)).numpy(), project_capped_simplex(v, 1.0),
                                atol=1e-12 * (1 + scale))
 
 
@@ -121,3 +122,10 @@ def test_torch_simplex_qp_meets_the_fista_bound(K, rank):
         assert f(tau) - best <= 4 * np.linalg.norm(A) / (iterations + 1) ** 2 + 1e-12
     warm = simplex_qp_torch(torch.tensor(A), torch.tensor(b), torch.tensor(rng.standard_normal(K)), iterations=5)
     assert np.all(warm.numpy() >= 0) and abs(float(warm.sum()) - 1) <= 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 10_000), st.floats(0.01, 100))
+def test_numpy_simplex_projection_matches_core(K, seed, scale):
+    v = scale * np.random.default_rng(seed).standard_normal(K)
+    np.testing.assert_allclose(project_simplex(v), project_capped_simplex(v, 1.0), atol=1e-12 * (1 + scale))
