@@ -59,6 +59,7 @@ def test_deep_pair_radar_and_tsne():
     at.query_params["np.methods"] = ["D-NPSVC++", "DTWSVN (τ = 1/K)"]
     at.run()
     assert_clean(at)
+    assert list(at.dataframe[0].value["device"]) == ["cpu", "cpu"]  # the torch device each run used
     at.radio(key="np.feat_how").set_value("t-SNE").run()
     assert_clean(at)
     titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
