@@ -50,7 +50,10 @@ def build_parser(fam: ModuleType, family: str, method: str) -> argparse.Argument
     data.add_argument("--dataset", help="a bundled or real dataset name (see: python -m solvers list)")
     data.add_argument("--generator", help="a synthetic generator of this family; its settings are --gen-NAME flags")
     add_cli_flags(parser.add_argument_group("problem"), fam.PROBLEM_PARAMS)
-    add_cli_flags(parser.add_argument_group(f"{method} parameters"), fam.METHODS[method].params)
+    # A name both lists declare (npsvc's seed: the split's and the model's) gets one flag that sets both.
+    shared = {p.name for p in fam.PROBLEM_PARAMS}
+    add_cli_flags(parser.add_argument_group(f"{method} parameters"),
+                  [p for p in fam.METHODS[method].params if p.name not in shared])
     add_cli_flags(parser.add_argument_group("stopping"), STOPPING_PARAMS)
     out = parser.add_argument_group("output")
     out.add_argument("--history", help="write the history to this CSV file")
