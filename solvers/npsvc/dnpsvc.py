@@ -1,4 +1,4 @@
-"""D-NPSVC++: the deep model of seed 004 (Algorithm 2), in torch on the CPU (or a GPU if torch sees one).
+"""D-NPSVC++: the deep model of seed 004 (Algorithm 2), in torch on the CPU or a GPU (``device``).
 
 Architecture (§4.2, Fig. A.1, scaled down as in the digest's §7.3): a prior encoder φ (identity
 on the input for ``prior="mlp"``, or a small CNN built from torch.nn for images), a shared encoder
@@ -68,7 +68,8 @@ DNPSVC_PARAMS = (
           symbol=r"\gamma"),
     Param("beta", 0.1, float, low=0, low_strict=True, high=1,
           help="weight of τ* in τ ← βτ* + (1 − β)τ (eq. 26). The paper's 0.85 lets τ follow the sparse τ* "
-               "within a few batches, starving classes (CNN prior: collapse to chance); 0.1 chosen on a "
+               "within a few batches, starving classes (CNN prior on digits: chance accuracy, then divergence); "
+               "0.1 chosen on a "
                "validation split (docs/benchmarks/npsvc.md)", symbol=r"\beta"),
     Param("hidden", 128, int, low=4, high=2048, help="width of the encoder's hidden layer"),
     Param("z_dim", 32, int, low=2, high=1024, help="dimension of the learned features z", symbol="d"),
