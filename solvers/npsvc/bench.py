@@ -132,13 +132,15 @@ def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n
 
 
 def ablation_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, betas: list[float],
-                  gammas: list[float], **common) -> None:
-    """Validation accuracy (test rows untouched) over the τ momentum β and γ_max, with DTWSVN and CE beside."""
+                  gammas: list[float], second_steps: list[bool], **common) -> None:
+    """Validation accuracy (test rows untouched) over the τ momentum β, γ_max and Alg. 2's second step,
+    with DTWSVN and CE beside."""
     for name in datasets:
         problem = deep_problem(name, n_train, validation=True)
         for prior in priors:
-            configs = {f"D-NPSVC++ β = {b:g}, γ = {g:g}": ("dnpsvc", {"prior": prior, "beta": b, "gamma": g})
-                       for b in betas for g in gammas}
+            configs = {f"D-NPSVC++ β = {b:g}, γ = {g:g}{'' if on else ', no second step'}":
+                       ("dnpsvc", {"prior": prior, "beta": b, "gamma": g, "shared_step": on})
+                       for b in betas for g in gammas for on in second_steps}
             configs |= {k: (m, {"prior": prior}) for k, m in DEEP_METHODS.items() if m != "dnpsvc"}
             print(f"\n### validation: {name} ({problem.n_train} fit / {len(problem.y_test)} validation rows), "
                   f"{prior} prior, {epochs} epochs, {seeds} seeds\n")
@@ -162,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--priors", default="mlp,cnn", help="prior encoders for the deep parts")
     parser.add_argument("--betas", default="0.85,0.3,0.1,0.03", help="τ momenta β for --part ablation")
     parser.add_argument("--gammas", default="0.01", help="γ_max values for --part ablation")
+    parser.add_argument("--second-step", default="on", help="on, off or on,off: Alg. 2's second step (ablation)")
     args = parser.parse_args(argv)
     names = [n for n in args.datasets.split(",") if n]
     print(f"# npsvc benchmark (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
@@ -177,5 +180,6 @@ def main(argv: list[str] | None = None) -> int:
         deep_part(**deep)
     if args.part == "ablation":
         ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
-                      gammas=[float(g) for g in args.gammas.split(",")])
+                      gammas=[float(g) for g in args.gammas.split(",")],
+                      second_steps=[v == "on" for v in args.second_step.split(",")])
     return 0

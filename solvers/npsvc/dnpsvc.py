@@ -75,6 +75,8 @@ DNPSVC_PARAMS = (
     Param("z_dim", 32, int, low=2, high=1024, help="dimension of the learned features z", symbol="d"),
     Param("dropout", 0.1, float, low=0, high=0.9, help="dropout in the encoder"),
     Param("finetune", 0.2, float, low=0, high=1, help="fraction of epochs the CNN prior is trained, then frozen"),
+    Param("shared_step", True, bool, help="after updating τ, take Alg. 2's second optimiser step (line 15) on τᵀJ "
+                                          "for the shared parameters; off: the τ-step only updates τ (ablation)"),
     Param("normalize_heads", True, bool, help="predict by |f_l|/‖w̃_l‖ (eq. 21) rather than |f_l| (official code)"),
     Param("threads", 1, int, low=1, high=64, help="torch CPU threads"),
     Param("device", "cpu", str, choices=DEVICES,
@@ -258,9 +260,10 @@ class Trainer:
         ok = torch.isfinite(tau_star).all()
         self.tau = torch.where(ok, self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau, self.tau)  # (26)
         common = self.tau @ grads
-        self.opt.zero_grad(set_to_none=True)
-        torch.dot(self.tau, J).backward()
-        self.opt.step()
+        if self.p["shared_step"]:  # Alg. 2 line 15
+            self.opt.zero_grad(set_to_none=True)
+            torch.dot(self.tau, J).backward()
+            self.opt.step()
         self.net.heads.requires_grad_(True)
         return 0.5 * (common @ common).detach()
 

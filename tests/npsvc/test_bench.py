@@ -22,6 +22,6 @@ def test_tiny_deep_and_ablation_tables(capsys):
     assert main(["--part", "deep", *tiny]) == 0
     out = capsys.readouterr().out
     assert "| D-NPSVC++ |" in out and "| cross-entropy |" in out and "time / CE" in out
-    assert main(["--part", "ablation", "--betas", "0.85,0.1", *tiny]) == 0
+    assert main(["--part", "ablation", "--betas", "0.85,0.1", "--second-step", "on,off", *tiny]) == 0
     out = capsys.readouterr().out
-    assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out
+    assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out and "no second step" in out

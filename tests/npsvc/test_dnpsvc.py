@@ -141,3 +141,13 @@ def test_cuda_batch_step_never_synchronises_with_the_host(digits_problem):
             trainer._tau_step(xb, yb, gamma=0.01)
         finally:
             torch.cuda.set_sync_debug_mode("default")
+
+
+def test_without_the_second_step_the_tau_step_only_moves_tau(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "shared_step": False})
+    with deterministic_torch(0, 1):
+        trainer = Trainer(digits_problem, params)
+        before = [p.detach().clone() for p in trainer.net.parameters()]
+        trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+    assert not np.allclose(trainer.tau_numpy(), 0.1)
