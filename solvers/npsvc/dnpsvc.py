@@ -200,10 +200,11 @@ class Trainer:
         self.p, self.K = p, problem.n_classes
         self.device = dev = device if device is not None else resolve_device(p["device"])
         self.qp_on_device = dev.type != "cpu"
-        self.X = torch.as_tensor(problem.X_train, dtype=torch.float32).to(dev)
-        self.y = torch.as_tensor(problem.y_train, dtype=torch.long).to(dev)
-        self.X_test = torch.as_tensor(problem.X_test, dtype=torch.float32).to(dev)
-        self.y_test = torch.as_tensor(problem.y_test, dtype=torch.long).to(dev)
+        # np.array copies, so a read-only input (a memmap) never becomes a tensor torch might write to
+        self.X = torch.from_numpy(np.array(problem.X_train, dtype=np.float32)).to(dev)
+        self.y = torch.from_numpy(np.array(problem.y_train, dtype=np.int64)).to(dev)
+        self.X_test = torch.from_numpy(np.array(problem.X_test, dtype=np.float32)).to(dev)
+        self.y_test = torch.from_numpy(np.array(problem.y_test, dtype=np.int64)).to(dev)
         self.net = NPSVCNet(self.X.shape[1], self.K, prior=p["prior"], hypothesis=p["hypothesis"],
                             hidden=p["hidden"], z_dim=p["z_dim"], dropout=p["dropout"],
                             image_shape=problem.image_shape).to(dev)
