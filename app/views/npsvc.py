@@ -97,6 +97,7 @@ def convergence_tab(results, labels, histories) -> dict:
     table = ui.summary_table(results, "optimality")
     table["train acc"] = [float(r.history["train_acc"].iloc[-1]) for r in results.values()]
     table["test acc"] = [float(r.history["test_acc"].iloc[-1]) for r in results.values()]
+    table["device"] = [r.info.get("device", "cpu (numpy)") for r in results.values()]  # deep models: torch device
     st.dataframe(table, hide_index=True)
     st.caption("Optimality: K-NPSVC++ and deep models (max J − τᵀJ)/max J; TWSVM the largest relative duality gap "
                "of its K box QPs; LSTSVM the residual of its linear systems.")

@@ -1,4 +1,4 @@
-"""D-NPSVC++: the deep model of seed 004 (Algorithm 2), in torch on the CPU (or a GPU if torch sees one).
+"""D-NPSVC++: the deep model of seed 004 (Algorithm 2), in torch on the CPU or a GPU (``device``).
 
 Architecture (§4.2, Fig. A.1, scaled down as in the digest's §7.3): a prior encoder φ (identity
 on the input for ``prior="mlp"``, or a small CNN built from torch.nn for images), a shared encoder
@@ -29,6 +29,7 @@ torch.use_deterministic_algorithms and a fixed number of threads, restored after
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 import math
 
@@ -39,10 +40,12 @@ from torch import nn
 from ..core import HistoryRecorder, InputError, Param, Result
 from .problem import NPSVCProblem, chebyshev_columns
 from .qp import simplex_qp
+from .torch_qp import simplex_qp_torch
 
 CRITERIA = ("npsvc++", "fixed", "ce")
 HYPOTHESES = ("full", "z", "phi")
 PRIORS = ("mlp", "cnn")
+DEVICES = ("cpu", "cuda", "auto")
 
 DNPSVC_PARAMS = (
     Param("criterion", "npsvc++", str, choices=CRITERIA,
@@ -63,14 +66,24 @@ DNPSVC_PARAMS = (
           help="γ_max of the cosine γ schedule (eq. 25); the paper gives none. ∇_Z J_l is O(1/|B|) here, so "
                "γ ≳ 0.1 makes τ* a vertex (all weight on the largest J_l); measured on digits: 0.01 best",
           symbol=r"\gamma"),
-    Param("beta", 0.85, float, low=0, low_strict=True, high=1, help="τ momentum (eq. 26; paper 0.85)",
-          symbol=r"\beta"),
+    Param("beta", 0.1, float, low=0, low_strict=True, high=1,
+          help="weight of τ* in τ ← βτ* + (1 − β)τ (eq. 26). The paper's 0.85 lets τ follow the sparse τ* "
+               "within a few batches, starving classes (CNN prior on digits: chance accuracy, then divergence); "
+               "0.1 chosen on a "
+               "validation split (docs/benchmarks/npsvc.md)", symbol=r"\beta"),
     Param("hidden", 128, int, low=4, high=2048, help="width of the encoder's hidden layer"),
     Param("z_dim", 32, int, low=2, high=1024, help="dimension of the learned features z", symbol="d"),
     Param("dropout", 0.1, float, low=0, high=0.9, help="dropout in the encoder"),
     Param("finetune", 0.2, float, low=0, high=1, help="fraction of epochs the CNN prior is trained, then frozen"),
+    Param("shared_step", True, bool, help="after updating τ, take Alg. 2's second optimiser step (line 15) on τᵀJ "
+                                          "for the shared parameters; off: the τ-step only updates τ (ablation)"),
     Param("normalize_heads", True, bool, help="predict by |f_l|/‖w̃_l‖ (eq. 21) rather than |f_l| (official code)"),
     Param("threads", 1, int, low=1, high=64, help="torch CPU threads"),
+    Param("device", "cpu", str, choices=DEVICES,
+          help="where the network, the data and the τ-step live: cpu (the tested default), cuda, or auto "
+               "(cuda when torch sees a GPU)"),
+    Param("bf16", False, bool, help="bfloat16 autocast for the forward passes (meant for CUDA; losses, "
+                                    "Gram matrix and τ stay float32)"),
     Param("seed", 0, int, low=0, high=2**31 - 1, help="seed of the weights and the batch order"),
 )
 
@@ -144,77 +157,116 @@ def predict_from_scores(F: torch.Tensor, head_norms: torch.Tensor | None, criter
 
 
 @contextlib.contextmanager
-def deterministic_torch(seed: int, threads: int):
-    """Seeded, deterministic torch on a fixed number of threads; global settings restored on exit."""
-    previous = (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads())
+def deterministic_torch(seed: int, threads: int, device: torch.device | None = None):
+    """Seeded, deterministic torch on a fixed number of threads; global settings restored on exit.
+
+    On CUDA the deterministic switch only warns where a kernel has no deterministic variant (and
+    cuBLAS needs CUBLAS_WORKSPACE_CONFIG for bitwise repeatability), so GPU runs are seeded but
+    not promised to be bit-identical.
+    """
+    previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+                torch.get_num_threads())
     torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True, warn_only=device is not None and device.type == "cuda")
     torch.set_num_threads(threads)
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(previous[0])
-        torch.set_num_threads(previous[1])
+        torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
+        torch.set_num_threads(previous[2])
 
 
-def _device() -> torch.device:
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def resolve_device(name: str) -> torch.device:
+    """"auto" → cuda when torch sees a GPU, else cpu; "cuda" without one is refused before any work."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("device='cuda' but torch sees no GPU here; use device='cpu' or 'auto'")
+    return torch.device(name)
 
 
 # -- training -----------------------------------------------------------------
 class Trainer:
-    """Holds the network, optimiser and τ; one call of ``epoch`` runs Algorithm 2 over the data once."""
+    """Holds the network, optimiser and τ; one call of ``epoch`` runs Algorithm 2 over the data once.
 
-    def __init__(self, problem: NPSVCProblem, p: dict):
+    Everything a mini-batch touches lives on ``device``: the data are moved there once, τ is a
+    device tensor, the feasibility is summed there and read once per epoch, and on a GPU the simplex
+    QP runs in torch (torch_qp.py), so the batch loop never waits on the host. On the CPU the host
+    *is* the device, and the exact active-set QP (qp.simplex_qp) is cheaper than a fixed-count FISTA;
+    ``qp_on_device`` switches (tests force the device path on the CPU).
+    """
+
+    def __init__(self, problem: NPSVCProblem, p: dict, device: torch.device | None = None):
         self.p, self.K = p, problem.n_classes
-        self.device = _device()
-        dev = self.device
-        self.X = torch.as_tensor(problem.X_train, dtype=torch.float32, device=dev)
-        self.y = torch.as_tensor(problem.y_train, dtype=torch.long, device=dev)
-        self.X_test = torch.as_tensor(problem.X_test, dtype=torch.float32, device=dev)
-        self.y_test = torch.as_tensor(problem.y_test, dtype=torch.long, device=dev)
+        self.device = dev = device if device is not None else resolve_device(p["device"])
+        self.qp_on_device = dev.type != "cpu"
+        # np.array copies, so a read-only input (a memmap) never becomes a tensor torch might write to
+        self.X = torch.from_numpy(np.array(problem.X_train, dtype=np.float32)).to(dev)
+        self.y = torch.from_numpy(np.array(problem.y_train, dtype=np.int64)).to(dev)
+        self.X_test = torch.from_numpy(np.array(problem.X_test, dtype=np.float32)).to(dev)
+        self.y_test = torch.from_numpy(np.array(problem.y_test, dtype=np.int64)).to(dev)
         self.net = NPSVCNet(self.X.shape[1], self.K, prior=p["prior"], hypothesis=p["hypothesis"],
                             hidden=p["hidden"], z_dim=p["z_dim"], dropout=p["dropout"],
                             image_shape=problem.image_shape).to(dev)
         self.opt = torch.optim.SGD(self.net.parameters(), lr=p["lr"], momentum=0.9, weight_decay=p["weight_decay"])
         self.sched = torch.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=p["epochs"], eta_min=1e-5)
         self.generator = torch.Generator().manual_seed(p["seed"])
-        self.tau = np.full(self.K, 1.0 / self.K)
+        self.tau = torch.full((self.K,), 1.0 / self.K, device=dev)
+        self.tau_star = self.tau.clone()  # warm start (and support guess) of the next τ-step's QP
+        self.eye = torch.eye(self.K, device=dev)
         self.last_lr = p["lr"]
+
+    def autocast(self):
+        return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.p["bf16"])
 
     def gamma_at(self, epoch: int) -> float:
         return 0.5 * self.p["gamma"] * (1.0 + math.cos(epoch * math.pi / self.p["epochs"])) + 1e-8
 
-    def _loss(self, F: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.p["criterion"] == "ce":
-            return nn.functional.cross_entropy(F, y), None
-        J = batch_objectives(F, y, self.p["c"], self.p["margin"])
-        return torch.dot(torch.as_tensor(self.tau, dtype=F.dtype, device=F.device), J), J
+    def objectives(self, F: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return batch_objectives(F.float(), y, self.p["c"], self.p["margin"])
 
-    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float) -> float:
-        """Heads frozen: τ-step (eqs. 25–26), then a step on τᵀJ for the shared parameters."""
+    def _loss(self, F: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        if self.p["criterion"] == "ce":
+            return nn.functional.cross_entropy(F.float(), y), None
+        J = self.objectives(F, y)
+        return torch.dot(self.tau, J), J
+
+    def solve_tau_qp(self, gram: torch.Tensor, linear: torch.Tensor) -> torch.Tensor:
+        """τ* of eq. (25) for Hessian ``gram`` and linear term −γJ."""
+        if self.qp_on_device:
+            self.tau_star = simplex_qp_torch(gram, linear, self.tau_star)
+            return self.tau_star
+        A, b = gram.double().numpy(), linear.double().numpy()
+        if not (np.isfinite(A).all() and np.isfinite(b).all()):
+            return self.tau  # diverged: τ kept, the NaN feasibility reports it
+        self.tau_star = torch.as_tensor(simplex_qp(A, b, self.tau_star.double().numpy()), dtype=self.tau.dtype)
+        return self.tau_star
+
+    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float) -> torch.Tensor:
+        """Heads frozen: τ-step (eqs. 25–26), then a step on τᵀJ for the shared parameters.
+
+        Returns the feasibility ½‖Σ τ_l∇_Z J_l‖² as a 0-d device tensor (no host synchronisation)."""
         self.net.heads.requires_grad_(False)
-        phi, z = self.net.representation(xb)
-        if self.p["hypothesis"] == "phi" and not phi.requires_grad:  # identity prior: differentiate at the input
-            phi = phi.detach().requires_grad_(True)
-        shared = phi if self.p["hypothesis"] == "phi" else z
-        J = batch_objectives(self.net.scores_from(phi, z), yb, self.p["c"], self.p["margin"])
-        grads = torch.autograd.grad(J, shared, grad_outputs=torch.eye(self.K, device=J.device),
-                                    is_grads_batched=True, retain_graph=True)[0].reshape(self.K, -1)
-        gram = (grads @ grads.T).double().cpu().numpy()
-        Jn = J.detach().double().cpu().numpy()
-        if not (np.isfinite(gram).all() and np.isfinite(Jn).all()):  # diverged: the epoch's record says so
-            self.net.heads.requires_grad_(True)
-            return float("nan")
-        tau_star = simplex_qp(gram + 1e-12 * np.eye(self.K), -gamma * Jn, self.tau)
-        self.tau = self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau
-        tau_t = torch.as_tensor(self.tau, dtype=J.dtype, device=J.device)
-        common = tau_t @ grads
-        self.opt.zero_grad(set_to_none=True)
-        torch.dot(tau_t, J).backward()
-        self.opt.step()
+        with self.autocast():
+            phi, z = self.net.representation(xb)
+            if self.p["hypothesis"] == "phi" and not phi.requires_grad:  # identity prior: differentiate at the input
+                phi = phi.detach().requires_grad_(True)
+            shared = phi if self.p["hypothesis"] == "phi" else z
+            F = self.net.scores_from(phi, z)
+        J = self.objectives(F, yb)
+        grads = torch.autograd.grad(J, shared, grad_outputs=self.eye, is_grads_batched=True,
+                                    retain_graph=True)[0].reshape(self.K, -1).float()
+        gram = grads @ grads.T + 1e-12 * self.eye  # tiny ridge: the Gram matrix is often singular
+        tau_star = self.solve_tau_qp(gram, -gamma * J.detach())
+        ok = torch.isfinite(tau_star).all()
+        self.tau = torch.where(ok, self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau, self.tau)  # (26)
+        common = self.tau @ grads
+        if self.p["shared_step"]:  # Alg. 2 line 15
+            self.opt.zero_grad(set_to_none=True)
+            torch.dot(self.tau, J).backward()
+            self.opt.step()
         self.net.heads.requires_grad_(True)
-        return 0.5 * float(common @ common)
+        return 0.5 * (common @ common).detach()
 
     def epoch(self, epoch: int) -> float:
         """One pass of Algorithm 2; returns the mean feasibility ½‖Σ τ_l∇_Z J_l‖² of its τ-steps."""
@@ -223,36 +275,44 @@ class Trainer:
             self.net.prior.requires_grad_(False)  # prior fine-tuned first, then frozen (App. C.2.2)
         self.net.train()
         gamma = self.gamma_at(epoch)
-        order = torch.randperm(len(self.y), generator=self.generator).to(self.device)
-        feasibility = []
+        order = torch.randperm(len(self.y), generator=self.generator).to(self.device)  # one transfer per epoch
+        feasibility, n_steps = torch.zeros((), device=self.device), 0
         for start in range(0, len(order), p["batch_size"]):
             idx = order[start:start + p["batch_size"]]
             if len(idx) < 2:  # BatchNorm needs two samples
                 continue
             xb, yb = self.X[idx], self.y[idx]
-            loss, _ = self._loss(self.net(xb), yb)  # θ-step (eq. 10)
+            with self.autocast():
+                F = self.net(xb)
+            loss, _ = self._loss(F, yb)  # θ-step (eq. 10)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             self.opt.step()
             if p["criterion"] == "npsvc++":
-                feasibility.append(self._tau_step(xb, yb, gamma))
+                feasibility = feasibility + self._tau_step(xb, yb, gamma)
+                n_steps += 1
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()
-        return float(np.mean(feasibility)) if feasibility else float("nan")
+        return float(feasibility) / n_steps if n_steps else float("nan")  # the epoch's one host read
 
     @torch.no_grad()
     def evaluate(self) -> tuple[np.ndarray, float, float]:
         """J_l on the whole training set (eq. A.14), train and test accuracy, in eval mode."""
         self.net.eval()
-        F = self.net(self.X)
-        J = batch_objectives(F, self.y, self.p["c"], self.p["margin"]).double().cpu().numpy()
+        with self.autocast():
+            F = self.net(self.X).float()
+        J = self.objectives(F, self.y).double().cpu().numpy()
         norms = self.head_norms()
         train = float((predict_from_scores(F, norms, self.p["criterion"]) == self.y).float().mean())
         test = float("nan")
         if len(self.y_test):
-            pred = predict_from_scores(self.net(self.X_test), norms, self.p["criterion"])
-            test = float((pred == self.y_test).float().mean())
+            with self.autocast():
+                F_test = self.net(self.X_test).float()
+            test = float((predict_from_scores(F_test, norms, self.p["criterion"]) == self.y_test).float().mean())
         return J, train, test
+
+    def tau_numpy(self) -> np.ndarray:
+        return self.tau.double().cpu().numpy()
 
     def head_norms(self) -> torch.Tensor | None:
         return self.net.heads.weight.norm(dim=1) if self.p["normalize_heads"] else None
@@ -270,42 +330,49 @@ def check_deep_inputs(problem: NPSVCProblem, p: dict) -> None:
 def run_dnpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, **params) -> Result:
     """Train for min(epochs, max_iter) epochs; one history row per epoch (row 0 = initial network)."""
     check_deep_inputs(problem, params)
+    device = resolve_device(params["device"])
     n_epochs = min(params["epochs"], max_iter)
-    with deterministic_torch(params["seed"], params["threads"]):
-        trainer = Trainer(problem, params)
+    with deterministic_torch(params["seed"], params["threads"], device):
+        trainer = Trainer(problem, params, device)
         rec = HistoryRecorder(tol=tol, max_iter=n_epochs, time_limit=time_limit, callback=callback,
                               measure="optimality")
 
         def record(epoch: int, feasibility: float) -> str | None:
             with rec.excluded():
                 J, train_acc, test_acc = trainer.evaluate()
-            primal = float(J.max())
+            primal, tau = float(J.max()), trainer.tau_numpy()
             return rec.record(epoch, objective=primal,
-                              optimality=(primal - float(trainer.tau @ J)) / max(1.0, abs(primal)),
+                              optimality=(primal - float(tau @ J)) / max(1.0, abs(primal)),
                               feasibility=feasibility, train_acc=train_acc, test_acc=test_acc,
                               lr=trainer.last_lr, gamma=trainer.gamma_at(max(epoch - 1, 0)),
-                              **chebyshev_columns(J, trainer.tau))
+                              **chebyshev_columns(J, tau))
 
         if not record(0, float("nan")):  # row 0: the untrained network
             for epoch in itertools.count(1):
                 if record(epoch, trainer.epoch(epoch - 1)):
                     break
         trainer.net.eval()
-        return rec.result({"net": trainer.net.cpu(), "tau": trainer.tau.copy(), "criterion": params["criterion"],
-                           "normalize_heads": params["normalize_heads"]}, n_epochs=int(rec.rows[-1]["iter"]))
+        return rec.result({"net": trainer.net.cpu(), "tau": trainer.tau_numpy(), "criterion": params["criterion"],
+                           "normalize_heads": params["normalize_heads"]}, n_epochs=int(rec.rows[-1]["iter"]),
+                          device=str(device))
+
+
+def inference_copy(net: NPSVCNet) -> NPSVCNet:
+    """A float64 copy of the trained network in eval mode: predictions on float64 input are then
+    computed in float64, so a row's score does not depend on which other rows share its batch
+    (float32 matmuls blocked by batch size differ at ~1e-6)."""
+    return copy.deepcopy(net).double().eval()
 
 
 @torch.no_grad()
 def deep_scores(net: NPSVCNet, X: np.ndarray) -> np.ndarray:
-    net.eval()
-    return net(torch.as_tensor(X, dtype=torch.float32)).numpy()
+    return inference_copy(net)(torch.as_tensor(X, dtype=torch.float64)).numpy()
 
 
 @torch.no_grad()
 def deep_features(net: NPSVCNet, X: np.ndarray) -> np.ndarray:
     """The learned representation z(x) (the encoder output)."""
-    net.eval()
-    return net.representation(torch.as_tensor(X, dtype=torch.float32))[1].numpy()
+    return inference_copy(net).representation(torch.as_tensor(X, dtype=torch.float64))[1].numpy()
 
 
 def deep_predict(solution: dict, X: np.ndarray) -> np.ndarray:

@@ -126,13 +126,15 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     """D-NPSVC++ (Algorithm 2) in torch; ``criterion`` "fixed" / "ce" give the same-network baselines."""
 
     def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.1,
-                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.85, hidden=128, z_dim=32, dropout=0.1,
-                 finetune=0.2, normalize_heads=True, threads=1, seed=0, image_shape=None):
+                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.1, hidden=128, z_dim=32, dropout=0.1,
+                 finetune=0.2, shared_step=True, normalize_heads=True, threads=1, device="cpu", bf16=False, seed=0,
+                 image_shape=None):
         self.criterion, self.prior, self.hypothesis, self.epochs = criterion, prior, hypothesis, epochs
         self.batch_size, self.lr, self.weight_decay, self.c, self.margin = batch_size, lr, weight_decay, c, margin
         self.gamma, self.beta, self.hidden, self.z_dim, self.dropout = gamma, beta, hidden, z_dim, dropout
         self.finetune, self.normalize_heads, self.threads, self.seed = finetune, normalize_heads, threads, seed
-        self.image_shape = image_shape
+        self.shared_step = shared_step
+        self.device, self.bf16, self.image_shape = device, bf16, image_shape
 
     def fit(self, X, y, X_test=None, y_test=None):
         """Train; optional held-out (X_test, y_test) fill the history's test_acc column."""
@@ -145,7 +147,8 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
                                       image_shape=self.image_shape, kernel_memory=False)
         params = {k: getattr(self, k) for k in ("prior", "hypothesis", "epochs", "batch_size", "lr",
                                                 "weight_decay", "c", "margin", "gamma", "beta", "hidden", "z_dim",
-                                                "dropout", "finetune", "normalize_heads", "threads", "seed")}
+                                                "dropout", "finetune", "shared_step", "normalize_heads", "threads", "device", "bf16",
+                                                "seed")}
         if self.criterion not in CRITERION_METHODS:
             raise InputError(f"criterion must be one of {', '.join(CRITERION_METHODS)}, got {self.criterion!r}")
         self.result_ = solve(problem, CRITERION_METHODS[self.criterion], tol=1e-12, max_iter=self.epochs, **params)
@@ -158,7 +161,8 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         return validated_input(self, X)
 
     def decision_function(self, X) -> np.ndarray:
-        F = deep_scores(self.result_.solution["net"], self._check(X))
+        X = self._check(X)
+        F = deep_scores(self.result_.solution["net"], X).astype(np.float64)
         if self.criterion != "ce":
             net = self.result_.solution["net"]
             norms = net.heads.weight.norm(dim=1).detach().numpy() if self.normalize_heads else 1.0
@@ -166,7 +170,10 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         return F[:, 1] - F[:, 0] if len(self.classes_) == 2 else F
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[deep_predict(self.result_.solution, self._check(X))]
+        X = self._check(X)
+        return self.classes_[deep_predict(self.result_.solution, X)]
 
     def transform(self, X) -> np.ndarray:
-        return deep_features(self.result_.solution["net"], self._check(X))
+        """z(x) as float64, the dtype every input is validated to (the network computes in float32)."""
+        X = self._check(X)
+        return deep_features(self.result_.solution["net"], X).astype(np.float64)

@@ -41,7 +41,8 @@ def test_tau_step_leaves_the_heads_alone(digits_problem):
     assert torch.equal(heads, trainer.net.heads.weight)
     assert not torch.equal(encoder, trainer.net.encoder[0].weight)
     assert trainer.net.heads.weight.requires_grad
-    assert np.all(trainer.tau >= 0) and trainer.tau.sum() == pytest.approx(1)
+    tau = trainer.tau_numpy()
+    assert np.all(tau >= 0) and tau.sum() == pytest.approx(1)
 
 
 def test_same_seed_same_run_other_seed_differs(digits_problem):
@@ -92,3 +93,61 @@ def test_global_torch_settings_are_restored(digits_problem):
     before = (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads())
     npsvc.solve(digits_problem, "dnpsvc", threads=2, **{**TINY, "epochs": 1})
     assert (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()) == before
+
+
+def test_device_resident_path_runs_on_the_cpu(digits_problem):
+    """The GPU code path (simplex QP in torch, τ and feasibility as device tensors, bf16 autocast) runs
+    on the CPU and keeps τ on the simplex; its τ-step agrees with the host QP's."""
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "bf16": True})
+    with deterministic_torch(0, 1):
+        trainer = Trainer(digits_problem, params)
+        trainer.qp_on_device = True
+        feasibility = trainer.epoch(0)
+        tau = trainer.tau_numpy()
+    assert np.isfinite(feasibility) and np.all(tau >= 0) and tau.sum() == pytest.approx(1, abs=1e-6)
+    assert isinstance(trainer.tau, torch.Tensor) and trainer.tau.device == trainer.device
+
+
+def test_device_qp_and_host_qp_give_the_same_tau_step(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "beta": 1.0})
+    taus = []
+    for on_device in (False, True):
+        with deterministic_torch(0, 1):
+            trainer = Trainer(digits_problem, params)
+            trainer.qp_on_device = on_device
+            trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
+            taus.append(trainer.tau_numpy())
+    np.testing.assert_allclose(taus[0], taus[1], atol=1e-3)  # FISTA's 100 steps vs the exact active set
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without a GPU")
+def test_cuda_is_refused_before_any_work_without_a_gpu(digits_problem):
+    with pytest.raises(InputError, match="no GPU"):
+        npsvc.solve(digits_problem, "dnpsvc", device="cuda", **TINY)
+    assert npsvc.solve(digits_problem, "dnpsvc", device="auto", **{**TINY, "epochs": 1}).info["device"] == "cpu"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none on this machine)")
+def test_cuda_batch_step_never_synchronises_with_the_host(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "device": "cuda"})
+    with deterministic_torch(0, 1, torch.device("cuda")):
+        trainer = Trainer(digits_problem, params)
+        xb, yb = trainer.X[:32], trainer.y[:32]
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            loss, _ = trainer._loss(trainer.net(xb), yb)
+            loss.backward()
+            trainer.opt.step()
+            trainer._tau_step(xb, yb, gamma=0.01)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+
+
+def test_without_the_second_step_the_tau_step_only_moves_tau(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "shared_step": False})
+    with deterministic_torch(0, 1):
+        trainer = Trainer(digits_problem, params)
+        before = [p.detach().clone() for p in trainer.net.parameters()]
+        trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+    assert not np.allclose(trainer.tau_numpy(), 0.1)

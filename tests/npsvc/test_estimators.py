@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from solvers import datasets
 from solvers.core import InputError
@@ -73,11 +72,3 @@ def test_bad_input_raises_input_error(est):
     with pytest.raises(InputError, match="NaN"):
         est.fit(Xnan, np.arange(12) % 2)
 
-
-EXPECTED_FAILURES = {}
-
-
-@parametrize_with_checks([TWSVM(max_iter=200), KNPSVC(max_iter=2)],  # LSTSVM shares TWSVM's class
-                         expected_failed_checks=lambda est: EXPECTED_FAILURES)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

@@ -59,6 +59,7 @@ def test_deep_pair_radar_and_tsne():
     at.query_params["np.methods"] = ["D-NPSVC++", "DTWSVN (τ = 1/K)"]
     at.run()
     assert_clean(at)
+    assert list(at.dataframe[0].value["device"]) == ["cpu", "cpu"]  # the torch device each run used
     at.radio(key="np.feat_how").set_value("t-SNE").run()
     assert_clean(at)
     titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
@@ -106,3 +107,13 @@ def test_memory_budget_refusal_is_an_error(monkeypatch):
 def test_random_walk_over_all_widgets(seed):
     random_walk("npsvc", seed=seed, steps=6, skip_keys=("np.data", "np.problem.max_train", "np.m.dnpsvc",
                                                          "np.m.fixed-tau", "np.m.cross-entropy"))
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the refusal on a machine without a GPU")
+def test_cuda_without_a_gpu_is_an_error_not_a_traceback():
+    at = open_page("npsvc", run=False)
+    at.query_params["np.methods"] = "D-NPSVC++"
+    at.run()
+    at.selectbox(key="np.m.dnpsvc.device").select("cuda").run()
+    assert not at.exception
+    assert any("no GPU" in e for e in errors(at)), errors(at)

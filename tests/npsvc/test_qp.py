@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from solvers.npsvc.qp import BoxQP, simplex_qp
+import torch
+
+from solvers.core import project_capped_simplex
+from solvers.npsvc.qp import BoxQP, project_simplex, simplex_qp
+from solvers.npsvc.torch_qp import project_simplex as project_simplex_torch
+from solvers.npsvc.torch_qp import simplex_qp_torch
 
 
 def random_psd(rng, n, rank=None):
@@ -91,3 +96,36 @@ def test_mgda_zero_when_origin_in_hull():
     g = np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1]])
     tau = simplex_qp(g @ g.T, np.zeros(4), tol=1e-14)
     assert np.linalg.norm(tau @ g) <= 1e-6
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 10_000), st.floats(0.01, 100))
+def test_torch_simplex_projection_matches_core(K, seed, scale):
+    """The device projection (sort and threshold) equals core's breakpoint projection (h = 1)."""
+    v = scale * np.random.default_rng(seed).standard_normal(K)
+    np.testing.assert_allclose(project_simplex_torch(torch.tensor(v)).numpy(), project_capped_simplex(v, 1.0),
+                               atol=1e-12 * (1 + scale))
+
+
+@pytest.mark.parametrize("K", [2, 5, 10, 36])
+@pytest.mark.parametrize("rank", [1, 3, None])
+def test_torch_simplex_qp_meets_the_fista_bound(K, rank):
+    """f(τ_k) − f* ≤ 4‖A‖_F/(k+1)² (Beck & Teboulle, Thm. 4.4 with ‖τ₀ − τ*‖² ≤ 2), f* from the exact
+    active-set solver; warm starts stay on the simplex."""
+    rng = np.random.default_rng(10 * K + (rank or 0))
+    A, b = random_psd(rng, K, rank), -0.1 * rng.random(K)
+    f = lambda t: 0.5 * t @ A @ t + b @ t  # noqa: E731
+    best = f(simplex_qp(A, b))
+    for iterations in (10, 100):
+        tau = simplex_qp_torch(torch.tensor(A), torch.tensor(b), iterations=iterations).numpy()
+        assert np.all(tau >= 0) and abs(tau.sum() - 1) <= 1e-12
+        assert f(tau) - best <= 4 * np.linalg.norm(A) / (iterations + 1) ** 2 + 1e-12
+    warm = simplex_qp_torch(torch.tensor(A), torch.tensor(b), torch.tensor(rng.standard_normal(K)), iterations=5)
+    assert np.all(warm.numpy() >= 0) and abs(float(warm.sum()) - 1) <= 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 10_000), st.floats(0.01, 100))
+def test_numpy_simplex_projection_matches_core(K, seed, scale):
+    v = scale * np.random.default_rng(seed).standard_normal(K)
+    np.testing.assert_allclose(project_simplex(v), project_capped_simplex(v, 1.0), atol=1e-12 * (1 + scale))
