@@ -13,8 +13,9 @@ import logging
 import math
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -22,6 +23,8 @@ import streamlit as st
 from solvers.core import InputError, Result
 
 from .charts import line_chart
+from .cost import LIVE_SECONDS, Cost
+from .cost import check as cost_check
 
 log = logging.getLogger(__name__)
 STORE_SIZE = 96
@@ -79,18 +82,69 @@ class LiveSpec:
     max_iter: int | None = None
 
 
-def run_controls(key: str, *, live_default: bool, container: Any = None) -> bool:
+def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, container: Any = None) -> bool:
     """Sidebar Run button and 'live' toggle. True when the page should compute now.
 
     Cheap pages default to live: every change re-runs at once. Expensive ones wait for Run.
-    A press of Stop (drawn during a run) interrupts the script, and the next pass does not re-run.
+    With a ``cost`` estimate, a run beyond the memory budget or the time limit is refused
+    (InputError saying what to change), and one longer than a few seconds always waits for Run
+    with its estimate shown. A press of Stop (drawn during a run) interrupts the script, and the
+    next pass does not re-run.
     """
     box = container if container is not None else st.sidebar
-    live = box.toggle("Re-run on every change", value=live_default, key=f"{key}.live",
-                      help="On: any change re-runs (finished runs come back from the cache). Off: press Run.")
+    if cost is not None:
+        cost_check(cost)
+    heavy = cost is not None and cost.seconds > LIVE_SECONDS
+    live = box.toggle("Re-run on every change", value=live_default and not heavy, key=f"{key}.live", disabled=heavy,
+                      help="Off for runs estimated over a few seconds: press Run." if heavy else
+                      "On: any change re-runs (finished runs come back from the cache). Off: press Run.")
     pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch")
+    if cost is not None:
+        box.caption(f"Estimated run: {cost.describe()}." + (" Stop interrupts it." if heavy else ""))
     stopped = bool(st.session_state.get(f"{key}.stop"))
-    return pressed or (live and not stopped)
+    return pressed or (live and not heavy and not stopped)
+
+
+def awaiting_run(keys: Sequence[str], *, key: str, execute: bool) -> bool:
+    """True when nothing is to be shown yet: no run cached for ``keys`` and the page is not computing.
+
+    Pages call it before building their problem, so a field change in manual mode costs nothing
+    until Run. A stopped run still goes on to ``run_live``, which shows what had been computed.
+    """
+    if execute or any(cached_result(k) is not None for k in keys):
+        return False
+    if st.session_state.get(f"{key}.stop") and st.session_state.get(f"{key}.partial"):
+        return False
+    st.info("Not computed yet for these settings: press **Run** in the sidebar.")
+    return True
+
+
+@contextmanager
+def stoppable_progress(key: str, text: str = "working…") -> Iterator[Any]:
+    """A progress bar with a Stop button for a loop of runs (sweeps); yields the bar.
+
+    Pressing Stop reruns the script, which interrupts the loop; the button that started it is then
+    unpressed, so nothing restarts. The bar and the button are removed when the loop ends.
+    """
+    box = st.empty()
+    stop_col, bar_col = box.container().columns([1, 5])
+    stop_col.button("Stop", key=f"{key}.stop_loop", help="Interrupt this loop")
+    bar = bar_col.progress(0.0, text=text)
+    try:
+        yield bar
+    finally:
+        box.empty()
+
+
+def refused(cost: Cost) -> bool:
+    """Show an optional extra's estimate (st.caption), or its refusal (st.error with what to change)."""
+    try:
+        cost_check(cost)
+    except InputError as exc:
+        st.error(str(exc))
+        return True
+    st.caption(f"Estimated: {cost.describe()}.")
+    return False
 
 
 def _progress(row: dict, first: float | None, spec: LiveSpec) -> float:

@@ -278,7 +278,10 @@ def main() -> None:
     chosen = ui.method_picker(fam.METHODS, key=f"{KEY}.methods", default=["twsvm", "knpsvc"], container=side)
     per_method = ui.method_params(fam.METHODS, chosen, key=f"{KEY}.m", container=side)
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
-    execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400)
+    n_test = int(ds.n_samples * problem_params["test_size"])
+    cost = ui.npsvc_cost(min(ds.n_samples - n_test, problem_params["max_train"]), n_test, len(ds.classes),
+                         max_iter=stop["max_iter"], methods=max(len(chosen), 1))
+    execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400, cost=cost)
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
