@@ -48,7 +48,8 @@ API
   and parameters) refuses a run beyond memory or time with what to change, and makes one over a few seconds wait
   for Run with its estimate shown. ``awaiting_run(keys, *, key, execute)``: call before building the problem and
   return when true, so a field change in manual mode costs nothing until Run. ``refused(cost)`` shows an extra's
-  estimate (or its refusal); ``with stoppable_progress(key) as bar:`` a progress bar and Stop for a sweep loop.
+  estimate (or its refusal); ``StoppableProgress(key, text)`` a progress bar with Stop for a loop of runs (``.progress``,
+  ``.empty``, or use it in a ``with`` block).
 - ``Job(label, key, run, color)``, ``LiveSpec(y, y_title, x, x_title, log_y, title, tol, max_iter)``,
   ``run_live(jobs, spec, *, key, execute) -> {label: Result}``: cached runs come back instantly; others run
   with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.
@@ -67,12 +68,12 @@ from .layout import page_header, run_page
 from .params import method_params, method_picker, param_form, param_widget
 from .cost import Cost, metric_cost, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
-    Job, LiveSpec, awaiting_run, config_key, refused, run_controls, run_live, stoppable_progress, summary_table,
+    Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
 )
 
 __all__ = [
     "add_reference", "base_figure", "line_chart", "positive", "method_color", "dataset_picker", "read_upload",
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
-    "refused", "stoppable_progress", "Cost", "metric_cost", "multitask_cost", "npsvc_cost", "smm_cost", "sparse_cost",
+    "refused", "StoppableProgress", "Cost", "metric_cost", "multitask_cost", "npsvc_cost", "smm_cost", "sparse_cost",
 ]

@@ -13,9 +13,8 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -92,13 +91,19 @@ def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, cont
     next pass does not re-run.
     """
     box = container if container is not None else st.sidebar
+    refusal = None
     if cost is not None:
-        cost_check(cost)
-    heavy = cost is not None and cost.seconds > LIVE_SECONDS
+        try:
+            cost_check(cost)
+        except InputError as exc:
+            refusal = exc
+    heavy = refusal is not None or (cost is not None and cost.seconds > LIVE_SECONDS)
     live = box.toggle("Re-run on every change", value=live_default and not heavy, key=f"{key}.live", disabled=heavy,
                       help="Off for runs estimated over a few seconds: press Run." if heavy else
                       "On: any change re-runs (finished runs come back from the cache). Off: press Run.")
-    pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch")
+    pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch", disabled=refusal is not None)
+    if refusal is not None:  # the controls stay in place; the page shows what to change
+        raise refusal
     if cost is not None:
         box.caption(f"Estimated run: {cost.describe()}." + (" Stop interrupts it." if heavy else ""))
     stopped = bool(st.session_state.get(f"{key}.stop"))
@@ -119,21 +124,31 @@ def awaiting_run(keys: Sequence[str], *, key: str, execute: bool) -> bool:
     return True
 
 
-@contextmanager
-def stoppable_progress(key: str, text: str = "working…") -> Iterator[Any]:
-    """A progress bar with a Stop button for a loop of runs (sweeps); yields the bar.
+class StoppableProgress:
+    """A progress bar with a Stop button, for loops of runs (sweeps, paths, splits).
 
-    Pressing Stop reruns the script, which interrupts the loop; the button that started it is then
-    unpressed, so nothing restarts. The bar and the button are removed when the loop ends.
+    Pressing Stop reruns the script, which interrupts the loop; the button that started the loop is
+    then unpressed, so nothing restarts. ``empty()`` (or leaving a ``with`` block) removes both.
     """
-    box = st.empty()
-    stop_col, bar_col = box.container().columns([1, 5])
-    stop_col.button("Stop", key=f"{key}.stop_loop", help="Interrupt this loop")
-    bar = bar_col.progress(0.0, text=text)
-    try:
-        yield bar
-    finally:
-        box.empty()
+
+    def __init__(self, key: str, text: str = "working…") -> None:
+        self._box = st.empty()
+        stop_col, bar_col = self._box.container().columns([1, 5])
+        stop_col.button("Stop", key=f"{key}.stop_loop", help="Interrupt this loop")
+        self._bar = bar_col.progress(0.0, text=text)
+
+    def progress(self, value: float, text: str | None = None) -> None:
+        self._bar.progress(min(max(float(value), 0.0), 1.0), text=text)
+
+    def empty(self) -> None:
+        self._box.empty()
+
+    def __enter__(self) -> "StoppableProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.empty()
+
 
 
 def refused(cost: Cost) -> bool:

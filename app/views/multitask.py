@@ -149,7 +149,7 @@ def sweep_tab(ds, problem, test_rows, config) -> None:
         return
     if st.button("Run sweep", key=f"{KEY}.sweep.run"):
         rows = []
-        with ui.stoppable_progress(f"{KEY}.sweep", "sweeping…") as bar:
+        with ui.StoppableProgress(f"{KEY}.sweep", "sweeping…") as bar:
             for i, (a, h) in enumerate([(a, h) for a in alphas for h in hs]):
                 sol = mt.solve(problem.with_params(alpha=float(a), h=h), "bcd", tol=1e-5, max_iter=100).solution
                 rows.append({"alpha": a, "h": h, "error": np.nanmean(

@@ -182,7 +182,7 @@ def ablation_tab(problem, per_method, stop, data_key) -> dict:
     key = ui.config_key(KEY, "ablation", data_key, params, stop["max_iter"])
     store = st.session_state.setdefault(f"{KEY}.ablations", {})
     if st.button("Run ablation", key=f"{KEY}.ablate"):
-        bar = st.progress(0.0, text="ablation…")
+        bar = ui.StoppableProgress(f"{KEY}.ablate", "ablation…")
         runs = {}
         for i, (label, hyp) in enumerate((("full: wᵀφ + vᵀz", "full"), ("z only: vᵀz", "z"),
                                           ("φ only: wᵀφ", "phi"))):
@@ -213,7 +213,7 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     key = ui.config_key(KEY, "sens", data_key, method, base, grid, stop)
     store = st.session_state.setdefault(f"{KEY}.sensitivity", {})
     if st.button(f"Run sweep ({points ** len(params)} fits)", key=f"{KEY}.sens_run"):
-        bar = st.progress(0.0, text="sweeping…")
+        bar = ui.StoppableProgress(f"{KEY}.sens", "sweeping…")
         store[key] = sensitivity(problem, method, base, grid, tol=stop["tol"], max_iter=stop["max_iter"],
                                  progress=lambda f, t: bar.progress(f, text=t))
         bar.empty()
@@ -232,7 +232,7 @@ def results_tab(ds, problem_params, per_method, stop) -> None:
     key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
     store = st.session_state.setdefault(f"{KEY}.tables", {})
     if st.button("Run splits", key=f"{KEY}.table_run"):
-        bar = st.progress(0.0, text="splits…")
+        bar = ui.StoppableProgress(f"{KEY}.table", "splits…")
         runs = accuracy_splits(ds, methods, n_splits=splits, problem_params=problem_params, tol=stop["tol"],
                                max_iter=stop["max_iter"], progress=lambda f, t: bar.progress(f, text=t))
         bar.empty()

@@ -128,7 +128,7 @@ def path_tab(problem, X_te, y_te, data_key, values):
     store = st.session_state.setdefault(f"{KEY}.paths", {})
     if go_path and cache_key not in store:
         Cs = np.logspace(np.log10(spec["C_low"]), np.log10(spec["C_high"]), spec["points"])
-        bar = st.progress(0.0, text="path…")
+        bar = ui.StoppableProgress(f"{KEY}.path", "path…")
         tables = {}
         for i, (label, method) in enumerate((("Warm+ALM", "warm"), ("AS+ALM", "as"))):
             def tick(row, i=i):

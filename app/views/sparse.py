@@ -57,7 +57,7 @@ def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd
 def run_sweep(kind: str, train, test, problem_params: dict, chosen: list, per_method: dict, stop: dict) -> pd.DataFrame:
     """Fig. 2 (time and GE vs s = ⌈κm⌉) or Fig. 5 (test metric vs tolerance), with a progress bar."""
     grid = KAPPAS if kind == "transition" else TOLERANCES
-    with ui.stoppable_progress(f"{KEY}.{kind}", "sweeping…") as bar:
+    with ui.StoppableProgress(f"{KEY}.{kind}", "sweeping…") as bar:
         return _sweep_rows(kind, grid, bar, train, test, problem_params, chosen, per_method, stop)
 
 
