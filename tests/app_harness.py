@@ -85,7 +85,8 @@ def _raw_options(widget: Any) -> list:
     if fmt is None:
         return labels
     candidates: list = []
-    for source in [getattr(fmt, "__self__", None)] + [c.cell_contents for c in (getattr(fmt, "__closure__", None) or ())]:
+    cells = [c.cell_contents for c in (getattr(fmt, "__closure__", None) or ())]
+    for source in [getattr(fmt, "__self__", None), *cells]:
         if isinstance(source, (dict, list, tuple)):
             candidates.extend(source)
     raw: dict[str, Any] = {}
@@ -164,7 +165,10 @@ class Interaction:
 
 def _timed_run(at: AppTest, page: str, action: str, log: list[Interaction]) -> None:
     start = time.perf_counter()
-    at.run()
+    try:
+        at.run()
+    except RuntimeError as exc:  # AppTest's timeout: name the interaction and the ones before it
+        raise AssertionError(f"{page}: {action}: {exc}; before it: {[i.action for i in log[-6:]]}") from exc
     log.append(Interaction(page, action, time.perf_counter() - start))
     assert not at.exception, f"{page}: after {action}: {[e.value for e in at.exception]}"
 

@@ -48,8 +48,8 @@ API
   and parameters) refuses a run beyond memory or time with what to change, and makes one over a few seconds wait
   for Run with its estimate shown. ``awaiting_run(keys, *, key, execute)``: call before building the problem and
   return when true, so a field change in manual mode costs nothing until Run. ``refused(cost)`` shows an extra's
-  estimate (or its refusal); ``StoppableProgress(key, text)`` a progress bar with Stop for a loop of runs (``.progress``,
-  ``.empty``, or use it in a ``with`` block).
+  estimate (or its refusal); ``StoppableProgress(key, text)`` a progress bar with Stop for a loop of runs
+  (``.progress``, ``.empty``, or use it in a ``with`` block).
 - ``Job(label, key, run, color)``, ``LiveSpec(y, y_title, x, x_title, log_y, title, tol, max_iter)``,
   ``run_live(jobs, spec, *, key, execute) -> {label: Result}``: cached runs come back instantly; others run
   with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.

@@ -81,9 +81,9 @@ def main() -> None:
     if chosen is None:
         return
     ds, pp, configs, rules, path_params, stop = chosen
-    n_paths = sum(1 if config == "naive" else len(rules) for config in configs)
+    path_rules = [rule for config in configs for rule in (["sphere"] if config == "naive" else rules)]
     cost = ui.metric_cost(ds.y, ds.n_features, k=pp["k"], diagonal=pp["diagonal"], max_samples=pp["max_samples"],
-                          max_steps=path_params["max_steps"], max_iter=stop["max_iter"], runs=max(n_paths, 1))
+                          max_steps=path_params["max_steps"], max_iter=stop["max_iter"], rules=path_rules or ["sphere"])
     execute = ui.run_controls(KEY, live_default=ds.n_samples <= 200 and pp["k"] and pp["k"] <= 5, cost=cost)
     if not configs or not rules:
         st.info("Pick at least one bound and one rule in the sidebar.")

@@ -285,10 +285,12 @@ def main() -> None:
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
-    problem = cached_problem(ds.meta["key"], tuple(sorted(problem_params.items())), ds)
     labels = {fam.METHODS[m].label: m for m in chosen}
     run_keys = {fam.METHODS[m].label: ui.config_key(KEY, ds.meta["key"], problem_params, m, per_method[m], stop)
                 for m in chosen}
+    if ui.awaiting_run(list(run_keys.values()), key=KEY, execute=execute):
+        return
+    problem = cached_problem(ds.meta["key"], tuple(sorted(problem_params.items())), ds)
     jobs = [ui.Job(fam.METHODS[m].label, run_keys[fam.METHODS[m].label],
                    lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
             for m in chosen]

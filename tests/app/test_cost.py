@@ -11,7 +11,7 @@ from solvers.metric.triplets import count_triplets
 @pytest.mark.parametrize("k", [0, 1, 3, 50])
 def test_metric_triplet_count_matches_the_family(k):
     y = np.random.default_rng(k).integers(0, 4, 200)
-    estimate = cost.metric_cost(y, 5, k=k, diagonal=False, max_samples=0, max_steps=10, max_iter=10, runs=1)
+    estimate = cost.metric_cost(y, 5, k=k, diagonal=False, max_samples=0, max_steps=10, max_iter=10, rules=["sphere"])
     assert f"{count_triplets(np.unique(y, return_inverse=True)[1], None if k == 0 else k):,} triplets" in estimate.what
 
 
@@ -21,21 +21,22 @@ def _breast_cancer_shape():
 
 def test_metric_all_triplets_on_breast_cancer_is_refused_with_advice():
     y, d = _breast_cancer_shape()
-    c = cost.metric_cost(y, d, k=0, diagonal=False, max_samples=0, max_steps=200, max_iter=2000, runs=3)
+    c = cost.metric_cost(y, d, k=0, diagonal=False, max_samples=0, max_steps=200, max_iter=2000, rules=["sphere"] * 3)
     with pytest.raises(InputError, match="k ≥ 1.*max_samples"):
         cost.check(c)
-    small = cost.metric_cost(y, d, k=3, diagonal=False, max_samples=0, max_steps=200, max_iter=2000, runs=3)
+    small = cost.metric_cost(y, d, k=3, diagonal=False, max_samples=0, max_steps=200, max_iter=2000,
+                             rules=["sphere"] * 3)
     assert small.seconds < c.seconds / 50  # k = 3 instead of all triplets is the advice that works
 
 
 def test_metric_wide_csv_needs_more_memory_than_the_budget(monkeypatch):
     monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", str(4 * 2**30))
     c = cost.metric_cost(np.repeat([0, 1], 20), 3000, k=3, diagonal=False, max_samples=0, max_steps=200,
-                         max_iter=2000, runs=3)
+                         max_iter=2000, rules=["sphere"] * 3)
     with pytest.raises(InputError, match="memory budget.*PCA"):
         cost.check(c)
     diagonal = cost.metric_cost(np.repeat([0, 1], 20), 3000, k=3, diagonal=True, max_samples=0, max_steps=200,
-                                max_iter=2000, runs=3)
+                                max_iter=2000, rules=["sphere"] * 3)
     assert diagonal.bytes < 4 * 2**30 / 100  # a diagonal M keeps d numbers per λ, not d²
 
 
