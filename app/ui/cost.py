@@ -13,6 +13,7 @@ estimates are orders of magnitude, not promises; the Stop button covers the rest
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Sequence
@@ -92,7 +93,7 @@ def _class_counts(y) -> np.ndarray:
 
 
 def metric_cost(y, n_features: int, *, k: int, diagonal: bool, max_samples: int, max_steps: int, max_iter: int,
-                rules: Sequence[str]) -> Cost:
+                rules: Sequence[str], rho: float = 0.8, stop: float = 0.01) -> Cost:
     """Triplet screening paths, one per entry of ``rules`` (the rule each path screens with): |T| from the class
     sizes, pair distances d² (d for diagonal M) and an eigendecomposition d³ per iteration."""
     counts = _class_counts(y)
@@ -111,7 +112,10 @@ def metric_cost(y, n_features: int, *, k: int, diagonal: bool, max_samples: int,
     flops = 4.0 * pairs * per_pair + (0 if diagonal else 10.0 * d**3) + 10.0 * triplets
     per_step = min(max_iter, 4 * d + 1)  # iterations per λ grow with d: iris (d = 4) took 17, wine (d = 13) 142
     runs, weight = len(rules), sum(RULE_WEIGHT.get(r, 1.0) for r in rules)
-    typical = weight * min(max_steps, TYPICAL_STEPS) * per_step
+    # λ_t = ρ^t λ_max: covering the same range takes 60·ln 0.8 / ln ρ steps; a stop below the default 0.01
+    # (0: never) lets the path run to max_steps
+    steps = max_steps if stop < 0.01 else min(max_steps, TYPICAL_STEPS * math.log(0.8) / math.log(rho))
+    typical = weight * steps * per_step
     kept = runs * max_steps * (d if diagonal else d * d) * 8.0  # one M per λ per run
     memory = 64.0 * triplets + 8.0 * pairs * 2 + kept + 8.0 * n * d
     shape = f"{triplets:,} triplets from {n} samples, d = {d}{' (diagonal M)' if diagonal else ''}, {runs} path(s)"

@@ -71,3 +71,14 @@ def test_describe_names_the_worst_case_when_caps_are_far_above_the_typical_run()
 def test_sparse_sweep_is_bounded_by_the_time_limit():
     c = cost.sparse_cost(10**9, 10**5, 10**4, max_iter=10_000, time_limit=2.0, methods=3, fits=15)
     assert c.seconds == pytest.approx(2.0 * 3 * 15)
+
+
+def test_metric_path_length_follows_rho_and_the_stop_rule():
+    y = np.repeat([0, 1, 2], 50)  # iris's shape: 150 samples, 3 classes, d = 4
+
+    def path(**kw):
+        return cost.metric_cost(y, 4, k=3, diagonal=False, max_samples=0, max_iter=2000, rules=["sphere"], **kw)
+    default = path(max_steps=200)
+    assert path(max_steps=200, rho=0.9).iterations == pytest.approx(default.iterations * np.log(0.8) / np.log(0.9))
+    assert path(max_steps=10_000, stop=0.0).iterations == pytest.approx(default.iterations * 10_000 / 60)
+    assert default.seconds < cost.LIVE_SECONDS  # the page's iris default (1 s a path here) stays live
