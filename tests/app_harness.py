@@ -113,7 +113,8 @@ def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
         return True, rng.choice(opts) if opts else None
     if kind == "Multiselect":
         opts = _raw_options(widget)
-        return True, rng.sample(opts, rng.randint(1, len(opts))) if opts else []
+        most = min(len(opts), proto.max_selections or len(opts))  # the browser stops a user at max_selections
+        return True, rng.sample(opts, rng.randint(1, most)) if opts else []
     if kind in ("Checkbox", "Toggle"):
         return True, rng.random() < 0.5
     if kind == "NumberInput":

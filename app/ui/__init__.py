@@ -49,7 +49,8 @@ API
   for Run with its estimate shown. ``awaiting_run(keys, *, key, execute)``: call before building the problem and
   return when true, so a field change in manual mode costs nothing until Run. ``refused(cost)`` shows an extra's
   estimate (or its refusal); ``StoppableProgress(key, text)`` a progress bar with Stop for a loop of runs
-  (``.progress``, ``.empty``, or use it in a ``with`` block).
+  (``.progress``, ``.empty``, or use it in a ``with`` block). ``path_time_limit(wanted, parts)``: a solver's time
+  limit for one of ``parts`` calls behind one button, within the page's run limit.
 - ``Job(label, key, run, color)``, ``LiveSpec(y, y_title, x, x_title, log_y, title, tol, max_iter)``,
   ``run_live(jobs, spec, *, key, execute) -> {label: Result}``: cached runs come back instantly; others run
   with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.
@@ -66,7 +67,7 @@ from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
 from .params import method_params, method_picker, param_form, param_widget
-from .cost import Cost, metric_cost, multitask_cost, npsvc_cost, smm_cost, sparse_cost
+from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
     Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
 )
@@ -75,5 +76,6 @@ __all__ = [
     "add_reference", "base_figure", "line_chart", "positive", "method_color", "dataset_picker", "read_upload",
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
-    "refused", "StoppableProgress", "Cost", "metric_cost", "multitask_cost", "npsvc_cost", "smm_cost", "sparse_cost",
+    "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
+    "smm_cost", "sparse_cost",
 ]

@@ -39,6 +39,11 @@ def run_limit_seconds() -> float:
         return DEFAULT_RUN_LIMIT
 
 
+def path_time_limit(wanted: float, parts: int) -> float:
+    """A time limit for one of ``parts`` solver calls that make one page action, within run_limit_seconds()."""
+    return min(wanted, run_limit_seconds() / parts)
+
+
 @dataclass(frozen=True)
 class Cost:
     """A run's estimated size: ``iterations`` of ``flops_per_iter`` each, peaking at ``bytes``."""

@@ -136,7 +136,8 @@ def path_tab(problem, X_te, y_te, data_key, values):
                              text=f"{label}: C = {row['C']:.3g}")
             sieve = {k: spec[k] for k in ("eps_hat", "d_max", "max_rounds")}
             tables[label] = smm.solve_path(problem, Cs, method=method, tol=spec["path_tol"], X_test=X_te,
-                                           y_test=y_te, callback=tick, time_limit=60.0, **sieve).table
+                                           y_test=y_te, callback=tick, time_limit=ui.path_time_limit(60.0, 2),
+                                           **sieve).table
         bar.empty()
         store[cache_key] = tables
     tables = store.get(cache_key)
