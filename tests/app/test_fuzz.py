@@ -28,8 +28,10 @@ def test_random_interactions_never_raise_nor_hang(page, monkeypatch, record_prop
     monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", str(256 * 2**20))  # generators refuse big requests from their sizes
     log = fuzz(page, seed=sum(map(ord, page)), interactions=PLAN[page], timeout=2 * LIMIT_SECONDS,
                skip_keys=UNCHECKED_GENERATOR_FIELDS)
+    slowest = sorted(((round(i.seconds, 1), i.action) for i in log), reverse=True)[:5]
     record_property("interactions", len(log))
-    record_property("slowest", sorted(((round(i.seconds, 1), i.action) for i in log), reverse=True)[:5])
+    record_property("slowest", slowest)
+    print(f"{page}: {len(log)} interactions, {sum(i.seconds for i in log):.0f} s in all; slowest {slowest}")
     if page != "main":  # the home page has only a couple of widgets; every family page has dozens
         assert len(log) == PLAN[page]
     slow = [(round(i.seconds, 1), i.action) for i in log if i.seconds > LIMIT_SECONDS]
