@@ -101,8 +101,8 @@ def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, cont
     live = box.toggle("Re-run on every change", value=live_default and not heavy, key=f"{key}.live", disabled=heavy,
                       help="Off for runs estimated over a few seconds: press Run." if heavy else
                       "On: any change re-runs (finished runs come back from the cache). Off: press Run.")
-    pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch", disabled=refusal is not None)
-    if refusal is not None:  # the controls stay in place; the page shows what to change
+    pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch")
+    if refusal is not None:  # the controls stay in place (Run shows the refusal again); the page says what to change
         raise refusal
     if cost is not None:
         box.caption(f"Estimated run: {cost.describe()}." + (" Stop interrupts it." if heavy else ""))
