@@ -212,6 +212,9 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     grid = {p: list(np.logspace(-3, 3, points)) for p in params}
     key = ui.config_key(KEY, "sens", data_key, method, base, grid, stop)
     store = st.session_state.setdefault(f"{KEY}.sensitivity", {})
+    if ui.refused(ui.npsvc_cost(len(problem.y_train), len(problem.y_test), len(problem.classes),
+                                max_iter=stop["max_iter"], methods=points ** len(params))):
+        return {}
     if st.button(f"Run sweep ({points ** len(params)} fits)", key=f"{KEY}.sens_run"):
         bar = ui.StoppableProgress(f"{KEY}.sens", "sweeping…")
         store[key] = sensitivity(problem, method, base, grid, tol=stop["tol"], max_iter=stop["max_iter"],
