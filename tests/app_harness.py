@@ -6,12 +6,15 @@
     assert_clean(at)                            # no exception element, no st.error
     at.multiselect(key="fd.methods").set_value(["gd"]).run()
     random_walk("foundations", seed=1, steps=10)   # random valid values on every widget; never an exception
+    fuzz("sparse", seed=0, interactions=50)        # timed random interactions (widgets, Run, other buttons)
     upload(at, "fd.data", "bad.csv", b"a,b\n1,2\n")  # the picker's Upload source, then st.error expected
 """
 from __future__ import annotations
 
 import json
 import random
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +77,27 @@ def _parse_label(label: str) -> Any:
     return label
 
 
+def _raw_options(widget: Any) -> list:
+    """The values behind a widget's shown options. AppTest lists the labels that ``format_func`` made, but
+    ``set_value`` wants the values: recover them from the dict (or list) the format function reads."""
+    labels = list(widget.options)
+    fmt = getattr(widget, "format_func", None)
+    if fmt is None:
+        return labels
+    candidates: list = []
+    cells = [c.cell_contents for c in (getattr(fmt, "__closure__", None) or ())]
+    for source in [getattr(fmt, "__self__", None), *cells]:
+        if isinstance(source, (dict, list, tuple)):
+            candidates.extend(source)
+    raw: dict[str, Any] = {}
+    for value in candidates:
+        try:
+            raw.setdefault(str(fmt(value)), value)
+        except Exception:  # noqa: BLE001 (a candidate the format function does not take)
+            continue
+    return [raw.get(label, label) for label in labels]
+
+
 def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
     kind = type(widget).__name__
     proto = widget.proto
@@ -85,10 +109,12 @@ def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
     if kind == "SelectSlider":  # AppTest lists the formatted labels; ours are numbers written out
         return True, _parse_label(rng.choice(widget.options))
     if kind in ("Selectbox", "Radio"):
-        return True, rng.choice(widget.options) if widget.options else None
+        opts = _raw_options(widget)
+        return True, rng.choice(opts) if opts else None
     if kind == "Multiselect":
-        opts = list(widget.options)
-        return True, rng.sample(opts, rng.randint(1, len(opts))) if opts else []
+        opts = _raw_options(widget)
+        most = min(len(opts), proto.max_selections or len(opts))  # the browser stops a user at max_selections
+        return True, rng.sample(opts, rng.randint(1, most)) if opts else []
     if kind in ("Checkbox", "Toggle"):
         return True, rng.random() < 0.5
     if kind == "NumberInput":
@@ -129,3 +155,54 @@ def random_walk(name: str, *, seed: int, steps: int = 8, skip_keys: tuple[str, .
             runs[0].click().run()
             assert not at.exception, f"after Run with {widget.key} = {value!r}: {[e.value for e in at.exception]}"
     return at
+
+
+@dataclass
+class Interaction:
+    page: str
+    action: str  # "set <key> = <value>", "click <label>" or "open"
+    seconds: float  # wall time of the script run it caused
+
+
+def _timed_run(at: AppTest, page: str, action: str, log: list[Interaction]) -> None:
+    start = time.perf_counter()
+    try:
+        at.run()
+    except RuntimeError as exc:  # AppTest's timeout: name the interaction and the ones before it
+        raise AssertionError(f"{page}: {action}: {exc}; before it: {[i.action for i in log[-6:]]}") from exc
+    log.append(Interaction(page, action, time.perf_counter() - start))
+    assert not at.exception, f"{page}: after {action}: {[e.value for e in at.exception]}"
+
+
+def fuzz(name: str, *, seed: int, interactions: int, query: dict[str, str] | None = None,
+         skip_keys: tuple[str, ...] = (), click_share: float = 0.25, timeout: float = DEFAULT_TIMEOUT
+         ) -> list[Interaction]:
+    """``interactions`` seeded random interactions with one page, each timed; never an exception.
+
+    An interaction sets a random valid value on a random widget, or (with probability ``click_share``)
+    clicks a random enabled button: Run, Stop, a sweep or path button. The page is reopened when a
+    run hits the AppTest timeout (reported as an interaction of that length, so the caller sees it).
+    """
+    rng = random.Random(seed)
+    log: list[Interaction] = []
+    at = open_page(name, timeout=timeout, query=query, run=False)
+    _timed_run(at, name, "open", log)
+    while len(log) < interactions:
+        if rng.random() < click_share:
+            buttons = [b for b in at.button if not getattr(b.proto, "disabled", False)]
+            if buttons:
+                button = rng.choice(buttons)
+                button.click()
+                _timed_run(at, name, f"click {button.label}", log)
+                continue
+        widgets = [w for kind in WALK_KINDS for w in getattr(at, kind)
+                   if getattr(w, "key", None) and not any(str(w.key).startswith(s) for s in skip_keys)
+                   and not getattr(w.proto, "disabled", False)]
+        if not widgets:
+            break
+        widget = rng.choice(widgets)
+        ok, value = _random_value(widget, rng)
+        if ok:
+            widget.set_value(value)
+            _timed_run(at, name, f"set {widget.key} = {value!r}", log)
+    return log

@@ -43,7 +43,14 @@ API
   1–2–5 grid; bounded int → slider; choices → selectbox; bool → toggle), every value bound to the URL
   (``bind="query-params"``, the widget key is the URL parameter), returned validated.
 - ``method_picker(METHODS, *, key, default) -> list[str]``; ``method_params(METHODS, chosen, *, key)``.
-- ``run_controls(key, *, live_default) -> bool``: Run button + live toggle; True when the page should compute.
+- ``run_controls(key, *, live_default, cost=None) -> bool``: Run button + live toggle; True when the page should
+  compute. ``cost`` (``metric_cost(...)``, ``multitask_cost(...)``, ... from app/ui/cost.py, estimated from shapes
+  and parameters) refuses a run beyond memory or time with what to change, and makes one over a few seconds wait
+  for Run with its estimate shown. ``awaiting_run(keys, *, key, execute)``: call before building the problem and
+  return when true, so a field change in manual mode costs nothing until Run. ``refused(cost)`` shows an extra's
+  estimate (or its refusal); ``StoppableProgress(key, text)`` a progress bar with Stop for a loop of runs
+  (``.progress``, ``.empty``, or use it in a ``with`` block). ``path_time_limit(wanted, parts)``: a solver's time
+  limit for one of ``parts`` calls behind one button, within the page's run limit.
 - ``Job(label, key, run, color)``, ``LiveSpec(y, y_title, x, x_title, log_y, title, tol, max_iter)``,
   ``run_live(jobs, spec, *, key, execute) -> {label: Result}``: cached runs come back instantly; others run
   with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.
@@ -60,10 +67,15 @@ from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
 from .params import method_params, method_picker, param_form, param_widget
-from .runs import Job, LiveSpec, config_key, run_controls, run_live, summary_table
+from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
+from .runs import (
+    Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
+)
 
 __all__ = [
     "add_reference", "base_figure", "line_chart", "positive", "method_color", "dataset_picker", "read_upload",
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
-    "param_widget", "Job", "LiveSpec", "config_key", "run_controls", "run_live", "summary_table",
+    "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
+    "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
+    "smm_cost", "sparse_cost",
 ]

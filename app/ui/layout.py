@@ -23,6 +23,10 @@ def run_page(main: Callable[[], None]) -> None:
         main()
     except InputError as exc:
         st.error(str(exc))
+    except MemoryError as exc:  # a request no estimate caught: say what to change, not how numpy failed
+        log.exception("page ran out of memory")
+        st.error(f"These settings need more memory than the server can give ({exc}). Choose fewer samples, "
+                 "features or tasks, or a smaller generator size.")
     except Exception as exc:  # never a traceback on the page; the server log keeps it
         log.exception("page failed")
         st.error(f"Something went wrong: {type(exc).__name__}: {exc}. Try other settings; "

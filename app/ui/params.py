@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
-from solvers.core import Method, Param, validate_params
+from solvers.core import InputError, Method, Param, validate_params
 
 
 def log_grid(low: float, high: float, default: float) -> list[float]:
@@ -33,9 +33,44 @@ def help_of(p: Param) -> str:
     return f"{p.help} Allowed: {p.bounds_text()}.{scale}".strip()
 
 
+def url_value_problem(p: Param, key: str) -> str | None:
+    """Why the URL's value for this widget cannot be used, or None (absent or fine).
+
+    Streamlit drops a bound widget's URL value that the widget cannot take and silently shows the
+    default; the page says so instead, with the allowed range.
+    """
+    raw = st.query_params.get(key)
+    if raw is None or (p.choices is None and p.type in (bool, str)):
+        return None
+    if p.choices is not None:
+        return None if raw in {str(c) for c in p.choices} else f"allowed: {p.bounds_text()}"
+    try:
+        value = float(raw)
+    except ValueError:
+        return "not a number"
+    if p.type is int and not value.is_integer():
+        return "not a whole number"
+    try:
+        validate_params([p], {p.name: p.type(value)})
+    except InputError as exc:
+        return str(exc)
+    if p.default is None:
+        return None
+    lo, hi = p.widget_range()
+    if not lo <= value <= hi:
+        return f"outside the widget's range {format_number(lo)} … {format_number(hi)}"
+    if p.log and not any(math.isclose(value, v, rel_tol=1e-9) for v in log_grid(max(lo, 1e-300), hi, p.default)):
+        return "not on the slider's 1–2–5 steps"
+    return None
+
+
 def param_widget(p: Param, *, key: str, container: Any = None) -> Any:
     """One widget for one Param; ``key`` is also the URL query parameter's name."""
     box = container if container is not None else st
+    problem = url_value_problem(p, key)
+    if problem:
+        box.error(f"The link sets {key} = {st.query_params.get(key)!r}, which cannot be used ({problem}); "
+                  f"{label_of(p)} shows its default {p.default} instead. Change it in the sidebar or in the URL.")
     kw = dict(key=key, help=help_of(p), bind="query-params")
     if p.choices is not None:
         return box.selectbox(label_of(p), list(p.choices), index=list(p.choices).index(p.default), **kw)

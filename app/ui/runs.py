@@ -22,6 +22,8 @@ import streamlit as st
 from solvers.core import InputError, Result
 
 from .charts import line_chart
+from .cost import LIVE_SECONDS, Cost
+from .cost import check as cost_check
 
 log = logging.getLogger(__name__)
 STORE_SIZE = 96
@@ -79,18 +81,85 @@ class LiveSpec:
     max_iter: int | None = None
 
 
-def run_controls(key: str, *, live_default: bool, container: Any = None) -> bool:
+def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, container: Any = None) -> bool:
     """Sidebar Run button and 'live' toggle. True when the page should compute now.
 
     Cheap pages default to live: every change re-runs at once. Expensive ones wait for Run.
-    A press of Stop (drawn during a run) interrupts the script, and the next pass does not re-run.
+    With a ``cost`` estimate, a run beyond the memory budget or the time limit is refused
+    (InputError saying what to change), and one longer than a few seconds always waits for Run
+    with its estimate shown. A press of Stop (drawn during a run) interrupts the script, and the
+    next pass does not re-run.
     """
     box = container if container is not None else st.sidebar
-    live = box.toggle("Re-run on every change", value=live_default, key=f"{key}.live",
-                      help="On: any change re-runs (finished runs come back from the cache). Off: press Run.")
+    refusal = None
+    if cost is not None:
+        try:
+            cost_check(cost)
+        except InputError as exc:
+            refusal = exc
+    heavy = refusal is not None or (cost is not None and cost.seconds > LIVE_SECONDS)
+    live = box.toggle("Re-run on every change", value=live_default and not heavy, key=f"{key}.live", disabled=heavy,
+                      help="Off for runs estimated over a few seconds: press Run." if heavy else
+                      "On: any change re-runs (finished runs come back from the cache). Off: press Run.")
     pressed = box.button("Run", type="primary", key=f"{key}.run", width="stretch")
+    if refusal is not None:  # the controls stay in place (Run shows the refusal again); the page says what to change
+        raise refusal
+    if cost is not None:
+        box.caption(f"Estimated run: {cost.describe()}." + (" Stop interrupts it." if heavy else ""))
     stopped = bool(st.session_state.get(f"{key}.stop"))
-    return pressed or (live and not stopped)
+    return pressed or (live and not heavy and not stopped)
+
+
+def awaiting_run(keys: Sequence[str], *, key: str, execute: bool) -> bool:
+    """True when nothing is to be shown yet: no run cached for ``keys`` and the page is not computing.
+
+    Pages call it before building their problem, so a field change in manual mode costs nothing
+    until Run. A stopped run still goes on to ``run_live``, which shows what had been computed.
+    """
+    if execute or any(cached_result(k) is not None for k in keys):
+        return False
+    if st.session_state.get(f"{key}.stop") and st.session_state.get(f"{key}.partial"):
+        return False
+    st.info("Not computed yet for these settings: press **Run** in the sidebar.")
+    return True
+
+
+class StoppableProgress:
+    """A progress bar with a Stop button, for loops of runs (sweeps, paths, splits).
+
+    Pressing Stop reruns the script, which interrupts the loop; the button that started the loop is
+    then unpressed, so nothing restarts. ``empty()`` (or leaving a ``with`` block) removes both.
+    """
+
+    def __init__(self, key: str, text: str = "working…") -> None:
+        self._box = st.empty()
+        stop_col, bar_col = self._box.container().columns([1, 5])
+        stop_col.button("Stop", key=f"{key}.stop_loop", help="Interrupt this loop")
+        self._bar = bar_col.progress(0.0, text=text)
+
+    def progress(self, value: float, text: str | None = None) -> None:
+        self._bar.progress(min(max(float(value), 0.0), 1.0), text=text)
+
+    def empty(self) -> None:
+        self._box.empty()
+
+    def __enter__(self) -> "StoppableProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.empty()
+
+
+
+def refused(cost: Cost) -> bool:
+    """Show an optional extra's estimate (st.caption), or its refusal (st.error with what to change)."""
+    try:
+        cost_check(cost)
+    except InputError as exc:
+        st.error(str(exc))
+        return True
+    st.caption(f"Estimated: {cost.describe()}.")
+    return False
 
 
 def _progress(row: dict, first: float | None, spec: LiveSpec) -> float:

@@ -145,15 +145,16 @@ def sweep_tab(ds, problem, test_rows, config) -> None:
     st.markdown(f"BCD on a grid of α × h at β = {problem.beta:g} ({len(alphas) * len(hs)} fits).")
     key = ui.config_key("sweep", config)
     store = st.session_state.setdefault(f"{KEY}.sweeps", {})
+    if ui.refused(ui.multitask_cost(ds, problem.data.sizes.sum(), max_iter=100, methods=len(alphas) * len(hs))):
+        return
     if st.button("Run sweep", key=f"{KEY}.sweep.run"):
-        bar = st.progress(0.0, text="sweeping…")
         rows = []
-        for i, (a, h) in enumerate([(a, h) for a in alphas for h in hs]):
-            sol = mt.solve(problem.with_params(alpha=float(a), h=h), "bcd", tol=1e-5, max_iter=100).solution
-            rows.append({"alpha": a, "h": h,
-                         "error": np.nanmean(metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss))})
-            bar.progress((i + 1) / (len(alphas) * len(hs)), text=f"α = {a:g}, h = {h}")
-        bar.empty()
+        with ui.StoppableProgress(f"{KEY}.sweep", "sweeping…") as bar:
+            for i, (a, h) in enumerate([(a, h) for a in alphas for h in hs]):
+                sol = mt.solve(problem.with_params(alpha=float(a), h=h), "bcd", tol=1e-5, max_iter=100).solution
+                rows.append({"alpha": a, "h": h, "error": np.nanmean(
+                    metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss))})
+                bar.progress((i + 1) / (len(alphas) * len(hs)), text=f"α = {a:g}, h = {h}")
         store[key] = pd.DataFrame(rows)
     if key in store:
         st.plotly_chart(figs.sweep_heatmap(store[key], metric), key=f"{KEY}.sweep")
@@ -193,12 +194,15 @@ def main() -> None:
     per_method = ui.method_params(SHOWN_METHODS, chosen, key=f"{KEY}.m", container=side)
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
     train_rows, test_rows = mt.split_rows(ds, split["test_fraction"], seed=0)
-    execute = ui.run_controls(KEY, live_default=len(train_rows) * d <= 200_000)
+    cost = ui.multitask_cost(ds, len(train_rows), max_iter=stop["max_iter"], methods=max(len(chosen), 1))
+    execute = ui.run_controls(KEY, live_default=len(train_rows) * d <= 200_000, cost=cost)
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
-    problem = mt.make_problem(ds, rows=train_rows, **pp)
     config = [KEY, ds.meta["key"], pp, split]
+    if ui.awaiting_run([ui.config_key(*config, m, per_method[m], stop) for m in chosen], key=KEY, execute=execute):
+        return
+    problem = mt.make_problem(ds, rows=train_rows, **pp)
     colors = {mt.METHODS[m].label: m for m in chosen}
     spectra = {m: {"spectra": True} for m in chosen if "spectra" in {p.name for p in mt.METHODS[m].params}}
     jobs = [ui.Job(mt.METHODS[m].label, ui.config_key(*config, m, per_method[m], stop),

@@ -185,7 +185,7 @@ def ablation_tab(problem, per_method, stop, data_key) -> dict:
     key = ui.config_key(KEY, "ablation", data_key, params, stop["max_iter"])
     store = st.session_state.setdefault(f"{KEY}.ablations", {})
     if st.button("Run ablation", key=f"{KEY}.ablate"):
-        bar = st.progress(0.0, text="ablation…")
+        bar = ui.StoppableProgress(f"{KEY}.ablate", "ablation…")
         runs = {}
         for i, (label, hyp) in enumerate((("full: wᵀφ + vᵀz", "full"), ("z only: vᵀz", "z"),
                                           ("φ only: wᵀφ", "phi"))):
@@ -214,6 +214,9 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     base = dict(per_method.get(method) or {})
     grid = {p: list(np.logspace(-3, 3, points)) for p in params}
     key = ui.config_key(KEY, "sens", data_key, method, base, grid, stop)
+    if ui.refused(ui.npsvc_cost(len(problem.y_train), len(problem.y_test), len(problem.classes),
+                                max_iter=stop["max_iter"], methods=points ** len(params))):
+        return {}
     configs = expand(grid, fixed={"family": "npsvc", "method": method, **stop,
                                   **{k: v for k, v in base.items() if k not in grid}})
     draw = lambda table: figs.sensitivity_figure(table, params, fam.METHODS[method].label)  # noqa: E731
@@ -233,7 +236,7 @@ def results_tab(ds, problem_params, per_method, stop) -> None:
     key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
     store = st.session_state.setdefault(f"{KEY}.tables", {})
     if st.button("Run splits", key=f"{KEY}.table_run"):
-        bar = st.progress(0.0, text="splits…")
+        bar = ui.StoppableProgress(f"{KEY}.table", "splits…")
         runs = accuracy_splits(ds, methods, n_splits=splits, problem_params=problem_params, tol=stop["tol"],
                                max_iter=stop["max_iter"], progress=lambda f, t: bar.progress(f, text=t))
         bar.empty()
@@ -279,14 +282,19 @@ def main() -> None:
     chosen = ui.method_picker(fam.METHODS, key=f"{KEY}.methods", default=["twsvm", "knpsvc"], container=side)
     per_method = ui.method_params(fam.METHODS, chosen, key=f"{KEY}.m", container=side)
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
-    execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400)
+    n_test = int(ds.n_samples * problem_params["test_size"])
+    cost = ui.npsvc_cost(min(ds.n_samples - n_test, problem_params["max_train"]), n_test, len(ds.classes),
+                         max_iter=stop["max_iter"], methods=max(len(chosen), 1))
+    execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400, cost=cost)
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
-    problem = cached_problem(ds.meta["key"], tuple(sorted(problem_params.items())), ds)
     labels = {fam.METHODS[m].label: m for m in chosen}
     run_keys = {fam.METHODS[m].label: ui.config_key(KEY, ds.meta["key"], problem_params, m, per_method[m], stop)
                 for m in chosen}
+    if ui.awaiting_run(list(run_keys.values()), key=KEY, execute=execute):
+        return
+    problem = cached_problem(ds.meta["key"], tuple(sorted(problem_params.items())), ds)
     jobs = [ui.Job(fam.METHODS[m].label, run_keys[fam.METHODS[m].label],
                    lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
             for m in chosen]

@@ -128,7 +128,7 @@ def path_tab(problem, X_te, y_te, data_key, values):
     store = st.session_state.setdefault(f"{KEY}.paths", {})
     if go_path and cache_key not in store:
         Cs = np.logspace(np.log10(spec["C_low"]), np.log10(spec["C_high"]), spec["points"])
-        bar = st.progress(0.0, text="path…")
+        bar = ui.StoppableProgress(f"{KEY}.path", "path…")
         tables = {}
         for i, (label, method) in enumerate((("Warm+ALM", "warm"), ("AS+ALM", "as"))):
             def tick(row, i=i):
@@ -136,7 +136,8 @@ def path_tab(problem, X_te, y_te, data_key, values):
                              text=f"{label}: C = {row['C']:.3g}")
             sieve = {k: spec[k] for k in ("eps_hat", "d_max", "max_rounds")}
             tables[label] = smm.solve_path(problem, Cs, method=method, tol=spec["path_tol"], X_test=X_te,
-                                           y_test=y_te, callback=tick, time_limit=60.0, **sieve).table
+                                           y_test=y_te, callback=tick, time_limit=ui.path_time_limit(60.0, 2),
+                                           **sieve).table
         bar.empty()
         store[cache_key] = tables
     tables = store.get(cache_key)
@@ -236,7 +237,9 @@ def main() -> None:
     if ds is None:
         return
     positive, values, chosen, per_method, stop = sidebar(ds)
-    execute = ui.run_controls(KEY, live_default=True)
+    p, q = (np.array(ds.X.shape[1:3]) * values["upsample"]).tolist() if ds.X.ndim == 3 else (ds.n_features, 1)
+    cost = ui.smm_cost(min(ds.n_samples, values["n_max"]), p, q, max_iter=stop["max_iter"], methods=chosen)
+    execute = ui.run_controls(KEY, live_default=True, cost=cost)
     X, y, X_te, y_te = prepare(ds, ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"])
     problem = smm.build_problem(X, y, C=values["C"], tau=values["tau"])
     if "fadmm" in chosen and problem.n * problem.pq > FADMM_MAX_ENTRIES:

@@ -58,7 +58,11 @@ def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd
 def run_sweep(kind: str, train, test, problem_params: dict, chosen: list, per_method: dict, stop: dict) -> pd.DataFrame:
     """Fig. 2 (time and GE vs s = ⌈κm⌉) or Fig. 5 (test metric vs tolerance), with a progress bar."""
     grid = KAPPAS if kind == "transition" else TOLERANCES
-    bar = st.progress(0.0, text="sweeping…")
+    with ui.StoppableProgress(f"{KEY}.{kind}", "sweeping…") as bar:
+        return _sweep_rows(kind, grid, bar, train, test, problem_params, chosen, per_method, stop)
+
+
+def _sweep_rows(kind, grid, bar, train, test, problem_params, chosen, per_method, stop) -> pd.DataFrame:
     rows, total, done = [], len(grid) * len(chosen), 0
     for value in grid:
         pp = dict(problem_params)
@@ -79,7 +83,6 @@ def run_sweep(kind: str, train, test, problem_params: dict, chosen: list, per_me
                          "status": r.status})
             done += 1
             bar.progress(done / total, text=f"{fam.METHODS[m].label} at {'κ' if kind == 'transition' else 'ε̂'} = {value:g}")
-    bar.empty()
     return pd.DataFrame(rows)
 
 
@@ -89,6 +92,12 @@ def sweeps_tab(train, test, problem_params, chosen, per_method, stop) -> dict:
                 f"κ ∈ {{{', '.join(f'{k:g}' for k in KAPPAS)}}} (values with s > n are skipped).")
     sweep_key = ui.config_key(KEY, problem_params, chosen, per_method, stop, train.n_samples, train.n_features)
     store = st.session_state.setdefault(f"{KEY}.sweeps", {})
+    X = train.as_vectors()
+    sweep_cost = ui.sparse_cost(X.nnz if hasattr(X, "nnz") else X.size, train.n_samples, train.n_features,
+                                max_iter=stop["max_iter"], time_limit=stop["time_limit"], methods=max(len(chosen), 1),
+                                fits=len(KAPPAS))
+    if ui.refused(sweep_cost):
+        return figures
     if st.button("Run transition sweep", key=f"{KEY}.sweep_transition"):
         store[("transition", sweep_key)] = run_sweep("transition", train, test, problem_params, chosen, per_method, stop)
     table = store.get(("transition", sweep_key))
@@ -173,7 +182,9 @@ def main() -> None:
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
     X = ds.as_vectors()
     nnz = X.nnz if hasattr(X, "nnz") else X.size
-    execute = ui.run_controls(KEY, live_default=nnz <= 2_000_000)
+    cost = ui.sparse_cost(nnz, ds.n_samples, ds.n_features, max_iter=stop["max_iter"], time_limit=stop["time_limit"],
+                          methods=max(len(chosen), 1))
+    execute = ui.run_controls(KEY, live_default=nnz <= 2_000_000, cost=cost)
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
         return
@@ -181,11 +192,13 @@ def main() -> None:
     if train.n_samples < 2:
         raise InputError("the training part has fewer than 2 rows; lower the test fraction")
     data_key = (ds.meta["key"], split["test_fraction"])
-    problem = build_problem(train, ui.config_key(data_key), tuple(sorted(problem_params.items())))
     labels = {fam.METHODS[m].label: m for m in chosen}
     jobs = [ui.Job(fam.METHODS[m].label, ui.config_key(KEY, data_key, problem_params, m, per_method[m], stop),
                    lambda cb, m=m: fam.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
             for m in chosen]
+    if ui.awaiting_run([job.key for job in jobs], key=KEY, execute=execute):
+        return
+    problem = build_problem(train, ui.config_key(data_key), tuple(sorted(problem_params.items())))
     results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", x="time", x_title="solver time [s]",
                                             tol=stop["tol"], max_iter=stop["max_iter"]), key=KEY, execute=execute)
     tabs = st.tabs(["Convergence", "Support & steps", "Solution", "Subset quality", "Sweeps", "Toy 2-D", "Data",
