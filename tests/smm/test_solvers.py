@@ -27,13 +27,17 @@ def references():
     return out
 
 
-@pytest.mark.parametrize("method", list(smm.METHODS))
+VARIANTS = [(m, {}) for m in smm.METHODS] + [("alm-sncg", {"warm_start": 4})]  # + the paper's isPADMM start
+
+
+@pytest.mark.parametrize("method,params", VARIANTS, ids=lambda v: v if isinstance(v, str) else
+                         "-".join(f"{k}{w}" for k, w in v.items()))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "n{}_p{}_q{}_C{}_tau{}".format(*c))
-def test_every_method_matches_cvxpy(references, method, case):
+def test_every_method_matches_cvxpy(references, method, params, case):
     X, y, ref_obj, ref_W = references[case]
     n, p, q, C, tau = case
     problem = build_problem(X, y, C=C, tau=tau)
-    result = smm.solve(problem, method, tol=1e-8, max_iter=30_000)
+    result = smm.solve(problem, method, tol=1e-8, max_iter=30_000, **params)
     assert result.status == "converged", result.status
     sol = result.solution
     obj = primal_objective(problem, problem.from_user(sol["W"]), sol["b"])
