@@ -82,6 +82,8 @@ def table4(args) -> pd.DataFrame:
                     # the monitoring (objective, η_kkt per row) that the solver time excludes
                     row[f"{label}_cpu_s"] = time.process_time() - cpu0
                     row[f"{label}_it"] = res.info["n_iter"]
+                    # Newton steps (inner ones for isPADMM and F-ADMM): each costs one pass over X (X·d_W)
+                    row[f"{label}_newton"] = res.info.get("newton", np.nan)
                     row[f"{label}_relobj"] = float(res.history["relobj"].iloc[-1])
                     row[f"{label}_status"] = res.status
                     if method == "alm-sncg":

@@ -37,14 +37,18 @@ FADMM_PARAMS = (
 )
 
 
-def solve_box_qp(problem: SMMProblem, center: np.ndarray, rho: float, inner: ALMState, tol: float) -> np.ndarray:
+def solve_box_qp(problem: SMMProblem, center: np.ndarray, rho: float, inner: ALMState, tol: float,
+                 totals: dict) -> np.ndarray:
     """α of the dual box-QP at ``center`` = (λ̂ + ρŝ)/(ρ + 1), from the warm start ``inner`` (updated in place:
-    it holds W, b and the scaled multipliers of the primal form). Returns α ∈ [0, C]^n."""
+    it holds W, b and the scaled multipliers of the primal form); ``totals`` counts Newton and CG steps.
+    Returns α ∈ [0, C]^n."""
     C_in = problem.C / (rho + 1.0)
     inner.lam = np.clip(inner.lam, -C_in, 0.0)
     inner.sigma = min(inner.sigma, INNER_SIGMA_MAX)
     for j, pt, stats, res, v, _ in alm_steps(problem.X, problem.y, problem.shape, C_in, 0.0, inner, tol=tol,
                                              center=center):
+        totals["newton"] += stats.newton
+        totals["cg"] += stats.cg
         if res["kkt"] <= tol or j >= INNER_MAX_STEPS:
             break
     return (rho + 1.0) * -inner.lam
@@ -59,11 +63,12 @@ def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
     S = S_prev = S_hat = np.zeros((p, q))
     lam = lam_prev = lam_hat = np.zeros((p, q))
     t, c_prev, restarts = 1.0, np.inf, 0
+    totals = {"newton": 0, "cg": 0}
     inner = ALMState(np.zeros((p, q)), 0.0, np.zeros(n), None, INNER_SIGMA0)
     pinf = 1.0
     for k in range(1, max_iter + 1):
         inner_tol = 0.1 if k == 1 else max(min(pinf / 100.0, 1.0 / k**2), tol / 100.0)  # as isPADMM's (D.2)
-        alpha = solve_box_qp(problem, (lam_hat + rho * S_hat) / (rho + 1.0), rho, inner, inner_tol)
+        alpha = solve_box_qp(problem, (lam_hat + rho * S_hat) / (rho + 1.0), rho, inner, inner_tol, totals)
         W, b, fw = inner.W, inner.b, inner.Xw
         S, rank = singular_value_threshold(rho * W - lam_hat, tau)
         S /= rho
@@ -87,4 +92,4 @@ def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
             break
     solution = {"W": problem.to_user(W), "b": b, "lam": -alpha, "Lam": problem.to_user(-lam), "v": v,
                 "U": problem.to_user(S)}
-    return rec.result(solution, restarts=restarts)
+    return rec.result(solution, restarts=restarts, **totals)
