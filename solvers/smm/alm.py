@@ -16,6 +16,9 @@ schedule needs ~60 steps on unscaled data such as digits (pixels 0–16) where �
 is far too small. σ stays put while the primal infeasibility is below ε or below the dual residual
 max(η_W, η_b): then the subproblem, not σ, is the bottleneck, and growing σ only made it harder
 (on 1e4×100×100 at ε = 1e-8 σ ran to 1e6 and η_kkt rose from 1e-7 to 2e-2 before this rule).
+From the origin σ₀ defaults to 20/mean‖X_i‖² (`start_sigma0`): at W = 0 every ω_j equals σ₀, so a σ₀ far
+below C puts all n samples in J1 for the first Newton systems, and one far above it makes the kinks of φ
+so narrow that Armijo cuts the steps (both measured, docs/benchmarks/smm.md).
 """
 from __future__ import annotations
 
