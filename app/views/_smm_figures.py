@@ -89,13 +89,7 @@ def path_figures(tables: dict[str, pd.DataFrame]) -> dict[str, go.Figure]:
                                  x_title="C (log scale)", y_title="samples", log_x=True, color_keys=keys, markers=True),
     }
     ref = tables.get("Warm+ALM", next(iter(tables.values())))
-    n = ref["n_sm"] + ref["n_nsm"]
-    frac = ui.base_figure("Support matrices along the path (full problem)", "C (log scale)", "share of samples",
-                          log_x=True)
-    for col, name, color in (("n_asm", "ASM", ROLE_COLORS["ASM"]), ("n_sm", "SM (y f < 1 + 1e-3)", ROLE_COLORS["SM"]),
-                             ("n_nsm", "NSM", ROLE_COLORS["NSM"])):
-        frac.add_trace(go.Scatter(x=ref["C"], y=ref[col] / n, name=name, mode="lines+markers", line=dict(color=color)))
-    figs["support"] = frac
+    figs["support"] = support_shares(ref)
     acc = ui.base_figure("Accuracy along the path", "C (log scale)", "accuracy", log_x=True)
     for col, dash in (("train_acc", "solid"), ("test_acc", "dash")):
         acc.add_trace(go.Scatter(x=ref["C"], y=ref[col], name=col.replace("_", " "), mode="lines+markers",
@@ -103,14 +97,38 @@ def path_figures(tables: dict[str, pd.DataFrame]) -> dict[str, go.Figure]:
     figs["accuracy"] = acc
     if "AS+ALM" in tables:
         t = tables["AS+ALM"]
-        bars = ui.base_figure("SM share: reduced problems vs full problem (Figs. 3–4)", "C", "share of samples")
-        labels = [f"{c:.3g}" for c in t["C"]]
-        bars.add_trace(go.Bar(x=labels, y=t["sm_frac_reduced"], name="mean |SM|/n_I over AS rounds",
-                              marker_color=ui.method_color("as+alm")))
-        bars.add_trace(go.Bar(x=labels, y=t["sm_frac_full"], name="|SM|/n (full problem)", marker_color="#999999"))
-        bars.update_layout(barmode="group")
-        figs["sm_bars"] = bars
+        shares = ui.base_figure("SM share: AS's reduced problems vs the full problem (Figs. 3–4)", "C (log scale)",
+                                "share of samples [%]", log_x=True)
+        shares.add_trace(go.Scatter(x=t["C"], y=100 * t["sm_frac_reduced"], name="mean |SM|/n_I over AS rounds",
+                                    mode="lines+markers", line=dict(color=ui.method_color("as+alm"))))
+        shares.add_trace(go.Scatter(x=t["C"], y=100 * t["sm_frac_full"], name="|SM|/n (full problem)",
+                                    mode="lines+markers", line=dict(color="#777777", dash="dash")))
+        shares.update_layout(legend_title_text="")
+        figs["sm_bars"] = shares
     return figs
+
+
+def support_shares(table: pd.DataFrame) -> go.Figure:
+    """Stacked shares of the three sample roles over C (log axis), in percent, so that they add up to 100.
+
+    The active support matrices are usually a few percent (Fig. 1: 0–3%), invisible in a stack, so their
+    share is repeated as a line on its own right-hand axis."""
+    n = (table["n_sm"] + table["n_nsm"]).to_numpy(float)
+    asm = table["n_asm"].to_numpy(float)
+    bound = np.maximum(table["n_sm"].to_numpy(float) - asm, 0.0)  # SM \ ASM: −λ = C (or inside the margin)
+    nsm = np.maximum(n - asm - bound, 0.0)
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.update_layout(title="Sample roles along the path (full problem, Sec. 2.1)", height=420,
+                      margin=dict(l=60, r=60, t=50, b=50), hovermode="x unified", legend_title_text="")
+    for values, role in ((asm, "ASM"), (bound, "SM"), (nsm, "NSM")):
+        fig.add_trace(go.Scatter(x=table["C"], y=100 * values / n, name=ROLE_NAMES[role], stackgroup="roles",
+                                 mode="lines", line=dict(color=ROLE_COLORS[role], width=0.5)), secondary_y=False)
+    fig.add_trace(go.Scatter(x=table["C"], y=100 * asm / n, name="ASM share (right axis)", mode="lines+markers",
+                             line=dict(color=ROLE_COLORS["ASM"], dash="dot")), secondary_y=True)
+    fig.update_xaxes(type="log", exponentformat="power", title_text="C (log scale)")
+    fig.update_yaxes(title_text="share of samples [%] (stacked)", range=[0, 100], secondary_y=False)
+    fig.update_yaxes(title_text="ASM share [%]", rangemode="tozero", secondary_y=True, showgrid=False)
+    return fig
 
 
 def toy_figure(X: np.ndarray, y: np.ndarray, W: np.ndarray, b: float, roles: np.ndarray, C: float) -> go.Figure:

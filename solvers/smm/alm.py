@@ -16,6 +16,9 @@ schedule needs ~60 steps on unscaled data such as digits (pixels 0–16) where �
 is far too small. σ stays put while the primal infeasibility is below ε or below the dual residual
 max(η_W, η_b): then the subproblem, not σ, is the bottleneck, and growing σ only made it harder
 (on 1e4×100×100 at ε = 1e-8 σ ran to 1e6 and η_kkt rose from 1e-7 to 2e-2 before this rule).
+From the origin σ₀ defaults to 20/mean‖X_i‖² (`start_sigma0`): at W = 0 every ω_j equals σ₀, so a σ₀ far
+below C puts all n samples in J1 for the first Newton systems, and one far above it makes the kinks of φ
+so narrow that Armijo cuts the steps (both measured, docs/benchmarks/smm.md).
 """
 from __future__ import annotations
 
@@ -46,6 +49,20 @@ class ALMState:
     @classmethod
     def zeros(cls, n: int, shape: tuple[int, int], sigma: float, nuclear: bool = True) -> "ALMState":
         return cls(np.zeros(shape), 0.0, np.zeros(n), np.zeros(shape) if nuclear else None, sigma)
+
+
+SIGMA0_CURVATURE = 20.0  # σ₀·mean‖X_i‖² from the origin (measured, see start_sigma0)
+SIGMA0_SAMPLE_ROWS = 1000
+
+
+def start_sigma0(X: np.ndarray) -> float:
+    """σ₀ from the origin: 20 / mean_i ‖X_i‖_F² (on at most 1000 evenly spaced rows), so that σ·A*A is on
+    the data's scale. Measured (docs/benchmarks/smm.md, round 2): on 1e4×50×50 synthetic data (‖X_i‖² ≈ 0.2)
+    σ₀ = 100 took 1.2 s CPU to ε = 1e-4 against 3.1 s at σ₀ = 1, 5.5 s at the authors' min(100C, 3000) = 1000
+    (C = 10); on 3000×30×30 and digits it was 1.0–1.3× faster than σ₀ = 1 and never slower."""
+    rows = X[:: max(1, X.shape[0] // SIGMA0_SAMPLE_ROWS)]
+    mean_sq = float(np.mean(np.einsum("ij,ij->i", rows, rows, dtype=float)))
+    return SIGMA0_CURVATURE / mean_sq if mean_sq > 0 else 1.0
 
 
 def default_sigma0(n: int, pq: int, C: float) -> float:
@@ -111,30 +128,39 @@ def X_times(X: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 ALM_PARAMS = (
-    Param("sigma0", 1.0, float, low=0, low_strict=True, log=True,
-          help="initial penalty σ₀ (the authors' path rule is min(100·C, 3000); from the origin σ₀ = 1 with the "
-               "×3 safeguard was faster on every instance we timed)", symbol=r"\sigma_0", ui_range=(1e-2, 1e4)),
+    Param("sigma0", None, float, low=0, low_strict=True, log=True,
+          help="initial penalty σ₀; empty: 20 / mean‖X_i‖² (the data's scale; the authors' path rule "
+               "min(100·C, 3000) was up to 4× slower from the origin)", symbol=r"\sigma_0", ui_range=(1e-2, 1e4)),
+    Param("warm_start", 0, int, low=0, high=100,
+          help="isPADMM iterations that start ALM-SNCG (the paper's Tables 4–5: up to 4 on synthetic data, 10 on "
+               "real data; 0 starts from the origin); their time counts as ALM-SNCG's"),
     Param("max_newton", 200, int, low=1, high=10_000, help="SNCG iterations per ALM subproblem"),
     Param("obj_opt", None, float, help="reference optimum: when given, stop at Relobj (47) ≤ tol (Tables 3–5)"),
 )
 
 
 def run_alm_sncg(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                 sigma0: float = 1.0, max_newton: int = 200, obj_opt: float | None = None):
-    """ALM-SNCG on model (1) from the origin; one history row per ALM step (Algorithm 1)."""
+                 sigma0: float | None = None, warm_start: int = 0, max_newton: int = 200,
+                 obj_opt: float | None = None):
+    """ALM-SNCG on model (1) from the origin or from ``warm_start`` isPADMM steps; one history row per
+    ALM step (Algorithm 1). The warm start's seconds are part of the first row's time."""
     return alm_solve(problem, tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
-                     sigma0=sigma0, max_newton=max_newton, obj_opt=obj_opt)[0]
+                     sigma0=sigma0, warm_start=warm_start, max_newton=max_newton, obj_opt=obj_opt)[0]
 
 
 def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-              sigma0: float = 1.0, max_newton: int = 200, obj_opt: float | None = None,
+              sigma0: float | None = None, warm_start: int = 0, max_newton: int = 200, obj_opt: float | None = None,
               state: ALMState | None = None):
-    """ALM-SNCG from ``state`` (a warm start) or the origin; returns (Result, final state)."""
+    """ALM-SNCG from ``state`` (a path's warm start), from ``warm_start`` isPADMM steps, or from the origin;
+    returns (Result, final state)."""
+    from .ispadmm import warm_start_state  # isPADMM's inner solver is this module's ALM
+
     n, (p, q) = problem.n, problem.shape
-    if state is None:
-        state = ALMState.zeros(n, (p, q), sigma0)
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
                           measure="kkt" if obj_opt is None else "relobj")
+    if state is None:
+        sigma0 = start_sigma0(problem.X) if sigma0 is None else sigma0
+        state = warm_start_state(problem, warm_start, sigma0) if warm_start else ALMState.zeros(n, (p, q), sigma0)
     totals = {"newton": 0, "cg": 0, "direct_solves": 0}
     v = U = None
     for k, pt, stats, res, v, U in alm_steps(problem.X, problem.y, (p, q), problem.C, problem.tau, state,

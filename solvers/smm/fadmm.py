@@ -2,29 +2,31 @@
 H(W, b) = ½‖W‖² + C·hinge and G(S) = τ‖S‖_*, accelerated with restart (Goldstein et al. 2014).
 The seed paper only cites it; the steps follow the digest (§5.3):
 
-    f = e − y∘X(λ̂ + ρŝ)/(ρ + 1),   α = argmin ½αᵀKα − fᵀα  s.t. yᵀα = 0, 0 ≤ α ≤ C,
-    K_ij = y_i y_j ⟨X_i, X_j⟩/(ρ + 1)                                   (an n×n dual box-QP)
-    W = (λ̂ + ρŝ + Σ α_i y_i X_i)/(ρ + 1),  b from the margin samples 0 < α_i < C
+    (W, b) = argmin ½‖W‖² + C Σ hinge + (ρ/2)‖W − ŝ‖² − ⟨λ̂, W⟩,  whose dual is the n×n box-QP
+             α = argmin ½αᵀKα − fᵀα  s.t. yᵀα = 0, 0 ≤ α ≤ C,  K_ij = y_i y_j ⟨X_i, X_j⟩/(ρ + 1),
+             f = e − y∘X(λ̂ + ρŝ)/(ρ + 1),  W = (λ̂ + ρŝ + Σ α_i y_i X_i)/(ρ + 1)
     S = Prox_{τ‖·‖_*}(ρW − λ̂)/ρ,  λ = λ̂ − ρ(W − S),  c_k = ‖λ − λ̂‖²/ρ + ρ‖S − ŝ‖²
     c_k < η c_{k−1}: Nesterov extrapolation of (S, λ); else restart from the previous iterate.
 
-The box-QP (LIBQP's GSMO on the dense n×n K in the original, F-ADMM's memory bottleneck and the
-paper's "-" entries for n ≥ 1e5) is solved here by OSQP on an equivalent form with u = Zᵀα that
-never builds K (O(n·pq) memory), keeping OSQP's factorisation across steps (only f changes) and
-warm-starting it. This makes our F-ADMM cheaper per step than the paper's. SMM multipliers:
-λ_SMM = −α, Λ_SMM = −λ.
+The box-QP (LIBQP's GSMO on the dense n×n K in the original: F-ADMM's memory wall and the paper's "−"
+entries for n ≥ 1e5) is solved here through its primal, ½‖W − c‖² + C/(ρ+1)·Σ hinge with
+c = (λ̂ + ρŝ)/(ρ + 1), by the semismooth Newton ALM with τ = 0 that isPADMM also uses: a Newton method
+on the box-QP's augmented Lagrangian that touches K only through X and the active set J1 (the low-rank
+form, O(n·pq) memory), warm-started across ADMM steps (W, b and the multipliers α carry over), to a
+tolerance that tightens with the ADMM's primal residual. α = (ρ + 1)·(−λ') for the inner multiplier λ',
+and b is the inner problem's own intercept. This makes our F-ADMM much cheaper per step than the
+paper's (see docs/benchmarks/smm.md). SMM multipliers: λ_SMM = −α, Λ_SMM = −λ.
 """
 from __future__ import annotations
 
 import numpy as np
-import osqp
-import scipy.sparse as sp
 
-from ..core import HistoryRecorder, Param, check_memory, fista_momentum, singular_value_threshold
-from .alm import measures
+from ..core import HistoryRecorder, Param, fista_momentum, singular_value_threshold
+from .alm import ALMState, alm_steps, measures
 from .problem import SMMProblem, kkt_residuals, project_spectral_ball
 
-QP_EPS_FLOOR = 1e-6  # OSQP stalls below this; its polishing step then recovers the exact active set
+INNER_SIGMA0, INNER_SIGMA_MAX = 1.0, 5e3  # the box-QP's ALM penalty: start and cap (as isPADMM's inner solver)
+INNER_MAX_STEPS = 100  # ALM steps per box-QP at most
 
 FADMM_PARAMS = (
     Param("rho", 10.0, float, low=0, low_strict=True, log=True, help="ADMM penalty ρ", symbol=r"\rho",
@@ -35,62 +37,39 @@ FADMM_PARAMS = (
 )
 
 
-def margin_intercept(alpha: np.ndarray, y: np.ndarray, f: np.ndarray, C: float) -> float:
-    """b from the margin samples, or the midpoint of the interval the complementarity allows."""
-    edge = 1e-8 * C
-    free = (alpha > edge) & (alpha < C - edge)
-    if free.any():
-        return float(np.mean(y[free] - f[free]))
-    at_zero, at_C = alpha <= edge, alpha >= C - edge
-    lower = np.r_[1 - f[at_zero & (y > 0)], -1 - f[at_C & (y < 0)]]  # y(f + b) ≥ 1 or ≤ 1 bounds on b
-    upper = np.r_[1 - f[at_C & (y > 0)], -1 - f[at_zero & (y < 0)]]
-    lo = lower.max() if lower.size else None
-    hi = upper.min() if upper.size else None
-    if lo is None and hi is None:
-        return 0.0
-    if lo is None or hi is None:
-        return float(hi if lo is None else lo)
-    return 0.5 * float(lo + hi)
-
-
-def dual_qp_solver(problem: SMMProblem, rho: float, eps: float) -> osqp.OSQP:
-    """OSQP on the dual box-QP written with u = Zᵀα (Z = y∘X, n×pq) so K = ZZᵀ/(ρ+1) is never formed:
-    min ½‖u‖²/(ρ+1) − fᵀα  s.t.  Zᵀα − u = 0, yᵀα = 0, 0 ≤ α ≤ C.  (Only f changes between steps.)"""
-    n, pq = problem.n, problem.pq
-    check_memory(3.0 * 12 * n * pq, f"F-ADMM's dual QP on {n} samples × {pq} entries")
-    Zt = sp.csc_matrix((np.asarray(problem.X, float) * problem.y[:, None]).T)
-    P = sp.block_diag([sp.csc_matrix((n, n)), sp.identity(pq) / (rho + 1.0)], format="csc")
-    cons = sp.vstack([
-        sp.hstack([Zt, -sp.identity(pq)]),
-        sp.hstack([sp.csr_matrix(problem.y[None, :]), sp.csr_matrix((1, pq))]),
-        sp.hstack([sp.identity(n), sp.csr_matrix((n, pq))]),
-    ], format="csc")
-    lower = np.zeros(pq + 1 + n)
-    upper = np.r_[np.zeros(pq + 1), np.full(n, problem.C)]
-    solver = osqp.OSQP()
-    solver.setup(P, np.zeros(n + pq), cons, lower, upper, verbose=False, eps_abs=eps, eps_rel=eps,
-                 polishing=True, max_iter=10_000, warm_starting=True)
-    return solver
+def solve_box_qp(problem: SMMProblem, center: np.ndarray, rho: float, inner: ALMState, tol: float,
+                 totals: dict) -> np.ndarray:
+    """α of the dual box-QP at ``center`` = (λ̂ + ρŝ)/(ρ + 1), from the warm start ``inner`` (updated in place:
+    it holds W, b and the scaled multipliers of the primal form); ``totals`` counts Newton and CG steps.
+    Returns α ∈ [0, C]^n."""
+    C_in = problem.C / (rho + 1.0)
+    inner.lam = np.clip(inner.lam, -C_in, 0.0)
+    inner.sigma = min(inner.sigma, INNER_SIGMA_MAX)
+    for j, pt, stats, res, v, _ in alm_steps(problem.X, problem.y, problem.shape, C_in, 0.0, inner, tol=tol,
+                                             center=center):
+        totals["newton"] += stats.newton
+        totals["cg"] += stats.cg
+        if res["kkt"] <= tol or j >= INNER_MAX_STEPS:
+            break
+    return (rho + 1.0) * -inner.lam
 
 
 def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
               rho: float = 10.0, eta: float = 0.999, obj_opt: float | None = None):
-    n, (p, q), C, tau = problem.n, problem.shape, problem.C, problem.tau
-    X, y = problem.X, problem.y
-    qp = dual_qp_solver(problem, rho, min(max(tol / 100.0, QP_EPS_FLOOR), 1e-4))
+    n, (p, q), tau = problem.n, problem.shape, problem.tau
+    y = problem.y
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
                           measure="kkt" if obj_opt is None else "relobj")
     S = S_prev = S_hat = np.zeros((p, q))
     lam = lam_prev = lam_hat = np.zeros((p, q))
     t, c_prev, restarts = 1.0, np.inf, 0
+    totals = {"newton": 0, "cg": 0}
+    inner = ALMState(np.zeros((p, q)), 0.0, np.zeros(n), None, INNER_SIGMA0)
+    pinf = 1.0
     for k in range(1, max_iter + 1):
-        center = (lam_hat + rho * S_hat).ravel()
-        f = 1.0 - y * np.asarray(X @ center.astype(X.dtype), float) / (rho + 1.0)
-        qp.update(q=np.r_[-f, np.zeros(p * q)])
-        alpha = np.clip(qp.solve(raise_error=False).x[:n], 0.0, C)
-        W = ((center + np.asarray(X.T @ (alpha * y).astype(X.dtype), float)) / (rho + 1.0)).reshape(p, q)
-        fw = np.asarray(X @ W.ravel().astype(X.dtype), float)
-        b = margin_intercept(alpha, y, fw, C)
+        inner_tol = 0.1 if k == 1 else max(min(pinf / 100.0, 1.0 / k**2), tol / 100.0)  # as isPADMM's (D.2)
+        alpha = solve_box_qp(problem, (lam_hat + rho * S_hat) / (rho + 1.0), rho, inner, inner_tol, totals)
+        W, b, fw = inner.W, inner.b, inner.Xw
         S, rank = singular_value_threshold(rho * W - lam_hat, tau)
         S /= rho
         lam = lam_hat - rho * (W - S)
@@ -104,6 +83,7 @@ def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
             S_hat, lam_hat = S_prev, lam_prev
             c_prev = c_prev / eta
         t, S_prev, lam_prev = t_next, S, lam
+        pinf = float(np.linalg.norm(W - S)) / (1.0 + float(np.linalg.norm(W)) + float(np.linalg.norm(S)))
         with rec.excluded():
             v = 1.0 - y * (fw + b)
             row = measures(problem, W, b, -alpha, project_spectral_ball(-lam, tau), obj_opt)
@@ -112,4 +92,4 @@ def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
             break
     solution = {"W": problem.to_user(W), "b": b, "lam": -alpha, "Lam": problem.to_user(-lam), "v": v,
                 "U": problem.to_user(S)}
-    return rec.result(solution, restarts=restarts)
+    return rec.result(solution, restarts=restarts, **totals)

@@ -13,6 +13,8 @@ The SMM multiplier of the hinge constraint is λ = (1 + γ)λ' with λ' the inne
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..core import HistoryRecorder, Param, singular_value_threshold
@@ -46,20 +48,34 @@ def adapt_penalty(gamma: float, pinf: float, dinf: float, mu: float = 2.0, floor
     return float(min(max(gamma, floor), 1e6))
 
 
-def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                gamma0: float = 1.0, zeta: float = 1.618, delta_b: float = 1e-6, gamma_every: int = 100,
-                obj_opt: float | None = None):
+@dataclass
+class ADMMIterate:
+    """One isPADMM iterate: primal (W, b, v, U), SMM multipliers (λ, Λ), penalty γ and the inner ALM count."""
+
+    W: np.ndarray
+    b: float
+    v: np.ndarray | None
+    U: np.ndarray
+    lam: np.ndarray
+    Lam: np.ndarray
+    gamma: float
+    rank: int
+    inner_iters: int
+
+
+def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta: float = 1.618,
+                  delta_b: float = 1e-6, totals: dict | None = None):
+    """Algorithm 4 from the origin, forever: yields an `ADMMIterate` after each step. The caller stops the
+    generator, and may adapt γ by setting ``iterate.gamma`` before asking for the next step."""
     n, (p, q), C, tau = problem.n, problem.shape, problem.C, problem.tau
     X, y = problem.X, problem.y
+    totals = {} if totals is None else totals
     gamma = gamma0
     W, b = np.zeros((p, q)), 0.0
     U, Lam = np.zeros((p, q)), np.zeros((p, q))
     inner = ALMState(W, b, np.zeros(n), None, INNER_SIGMA0)
-    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
-                          measure="kkt" if obj_opt is None else "relobj")
-    totals = {"inner_alm": 0, "newton": 0, "cg": 0}
     pinf = 1.0
-    for k in range(1, max_iter + 1):
+    for k in range(1, 10**9):
         scale = 1.0 + gamma
         C_in = C / scale
         inner.W, inner.b = W, b
@@ -69,27 +85,52 @@ def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=No
         center = (gamma * U - Lam) / scale
         for j, pt, stats, res, v, _ in alm_steps(X, y, (p, q), C_in, 0.0, inner, tol=inner_tol, center=center,
                                                  b_center=b, b_weight=delta_b / scale):
-            totals["newton"] += stats.newton
-            totals["cg"] += stats.cg
+            totals["newton"] = totals.get("newton", 0) + stats.newton
+            totals["cg"] = totals.get("cg", 0) + stats.cg
             if res["kkt"] <= inner_tol or j >= 100:
                 break
-        totals["inner_alm"] += j
+        totals["inner_alm"] = totals.get("inner_alm", 0) + j
         W, b = inner.W, inner.b
         U, rank = singular_value_threshold(gamma * W + Lam, tau)  # step 2
         U /= gamma
         Lam = Lam + zeta * gamma * (W - U)  # step 3
-        lam = scale * inner.lam
+        iterate = ADMMIterate(W, b, v, U, scale * inner.lam, Lam, gamma, rank, j)
+        yield iterate
+        pinf = float(np.linalg.norm(W - U)) / (1.0 + float(np.linalg.norm(W)) + float(np.linalg.norm(U)))
+        gamma = iterate.gamma  # the caller may have adapted it
+
+
+def warm_start_state(problem: SMMProblem, iterations: int, sigma: float) -> ALMState:
+    """The paper's start for ALM-SNCG in Tables 4–5 (Sec. 6.1): a few isPADMM steps from the origin
+    (at most 4 on synthetic data, 10 on real data), then (W, b, λ, Λ) handed to Algorithm 1 with λ clipped
+    to −S = [−C, 0]^n and Λ projected onto the spectral ball B_2^τ, where the ALM multipliers live."""
+    for k, it in zip(range(iterations), ispadmm_steps(problem, tol=1e-4)):
+        pass
+    lam = np.clip(it.lam, -problem.C, 0.0)
+    Lam = project_spectral_ball(it.Lam, problem.tau)
+    Xw = np.asarray(problem.X @ it.W.ravel().astype(problem.X.dtype, copy=False), float)
+    return ALMState(it.W.copy(), float(it.b), lam, Lam, sigma, Xw)
+
+
+def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
+                gamma0: float = 1.0, zeta: float = 1.618, delta_b: float = 1e-6, gamma_every: int = 100,
+                obj_opt: float | None = None):
+    tau = problem.tau
+    rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
+                          measure="kkt" if obj_opt is None else "relobj")
+    totals = {"inner_alm": 0, "newton": 0, "cg": 0}
+    steps = ispadmm_steps(problem, tol=tol, gamma0=gamma0, zeta=zeta, delta_b=delta_b, totals=totals)
+    for k, it in zip(range(1, max_iter + 1), steps):
         with rec.excluded():
-            row = measures(problem, W, b, lam, project_spectral_ball(Lam, tau), obj_opt)
-            eta = kkt_residuals(problem, W, b, v, U, lam, Lam)
-            row.update(eta, gamma=gamma, inner_iters=j, rank=rank)
-        pinf = eta["eta_Lambda"]
+            row = measures(problem, it.W, it.b, it.lam, project_spectral_ball(it.Lam, tau), obj_opt)
+            eta = kkt_residuals(problem, it.W, it.b, it.v, it.U, it.lam, it.Lam)
+            row.update(eta, gamma=it.gamma, inner_iters=it.inner_iters, rank=it.rank)
         if k % gamma_every == 0:
-            dinf = float(np.linalg.norm(Lam - project_spectral_ball(Lam, tau))) / (1.0 + float(np.linalg.norm(Lam)))
-            gamma = adapt_penalty(gamma, pinf, max(dinf, eta["eta_W"]))
+            dinf = float(np.linalg.norm(it.Lam - project_spectral_ball(it.Lam, tau))) / (
+                1.0 + float(np.linalg.norm(it.Lam)))
+            it.gamma = adapt_penalty(it.gamma, eta["eta_Lambda"], max(dinf, eta["eta_W"]))
         if rec.record(k, **row):
             break
-    solution = {"W": problem.to_user(W), "b": b, "lam": lam, "Lam": problem.to_user(Lam), "v": v,
-                "U": problem.to_user(U)}
+    solution = {"W": problem.to_user(it.W), "b": it.b, "lam": it.lam, "Lam": problem.to_user(it.Lam), "v": it.v,
+                "U": problem.to_user(it.U)}
     return rec.result(solution, **totals)
-

@@ -78,6 +78,8 @@ class Point:
     ball: np.ndarray | None = None  # Π_B(X_σ(W)) = Λ^{k+1}
     capped: np.ndarray | None = None  # ω ≥ C
     cap_sum: np.ndarray | None = None  # C Σ_{ω_j ≥ C} y_j vec(X_j)
+    J: np.ndarray | None = None  # J1 = {0 < ω_j < C} (37)
+    XJ: np.ndarray | None = None  # X[J1], contiguous (|J1|, pq)
 
     @property
     def grad_norm(self) -> float:
@@ -127,10 +129,14 @@ def with_gradient(sub: Subproblem, point: Point, previous: Point | None = None) 
         capped = np.flatnonzero(point.capped)
         point.cap_sum = C * _rows_times(X, capped, y[capped])
     else:
-        point.cap_sum = (previous.cap_sum + C * _rows_times(X, entered, y[entered])
-                         - C * _rows_times(X, left, y[left]))
-    J = np.flatnonzero((omega > 0) & (omega < C))
-    A_adj = (point.cap_sum + _rows_times(X, J, y[J] * omega[J])).reshape(sub.shape)
+        moved = np.r_[entered, left]  # one gather for the rows that entered (+) or left (−) the bound
+        point.cap_sum = previous.cap_sum + C * _rows_times(X, moved, np.r_[y[entered], -y[left]])
+    point.J = np.flatnonzero((omega > 0) & (omega < C))  # J1 (37)
+    point.XJ = X[point.J]  # the one gather of X_J1 per Newton step: the gradient and the CG products share it
+    A_adj = point.cap_sum.copy()
+    if point.J.size:
+        A_adj += np.asarray((y[point.J] * omega[point.J]).astype(X.dtype) @ point.XJ, float)
+    A_adj = A_adj.reshape(sub.shape)
     gW = (point.W if sub.center is None else point.W - sub.center) - A_adj
     if point.spec is not None:
         point.ball = point.spec.ball_projection()
@@ -176,8 +182,7 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
                      d0: np.ndarray, stats: NewtonStats) -> tuple[np.ndarray, float]:
     """Solve (19) through the Schur reduction (40): returns (d_W, d_b)."""
     sigma = sub.sigma
-    J = np.flatnonzero((pt.omega > 0) & (pt.omega < sub.C))  # J1 (37)
-    XJ = sub.X[J]
+    J, XJ = pt.J, pt.XJ  # J1 (37) and its rows, gathered once in `with_gradient`
     c = sigma * J.size + rho + sub.b_weight
     r2 = -pt.gb
     sJ = np.asarray(XJ.sum(axis=0), float) if J.size else np.zeros(sub.X.shape[1])

@@ -50,10 +50,10 @@ def make_smm_synthetic(n_train: int = 1000, p: int = 10, q: int = 10, r: int = 0
 SYNTHETIC = register_generator(Generator(
     "smm-synthetic", "smm", make_smm_synthetic,
     params=[
-        Param("n_train", 1000, int, low=2, high=2_000_000, help="training samples (the test part adds 25%)",
+        Param("n_train", 3000, int, low=2, high=2_000_000, help="training samples (the test part adds 25%)",
               symbol="n", ui_range=(20, 20_000)),
-        Param("p", 10, int, low=1, high=2000, help="rows of each sample matrix", symbol="p", ui_range=(1, 200)),
-        Param("q", 10, int, low=1, high=2000, help="columns of each sample matrix", symbol="q", ui_range=(1, 200)),
+        Param("p", 30, int, low=1, high=2000, help="rows of each sample matrix", symbol="p", ui_range=(1, 200)),
+        Param("q", 30, int, low=1, high=2000, help="columns of each sample matrix", symbol="q", ui_range=(1, 200)),
         Param("r", 0, int, low=0, high=2000, help="rank of W* (0 = min(20, p, q), the paper's choice)",
               symbol="r", ui_range=(0, 50)),
         Param("noise", 2e-4, float, low=0, help="noise level δ of every entry", symbol=r"\delta",

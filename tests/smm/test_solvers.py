@@ -27,13 +27,17 @@ def references():
     return out
 
 
-@pytest.mark.parametrize("method", list(smm.METHODS))
+VARIANTS = [(m, {}) for m in smm.METHODS] + [("alm-sncg", {"warm_start": 4})]  # + the paper's isPADMM start
+
+
+@pytest.mark.parametrize("method,params", VARIANTS, ids=lambda v: v if isinstance(v, str) else
+                         "-".join(f"{k}{w}" for k, w in v.items()))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "n{}_p{}_q{}_C{}_tau{}".format(*c))
-def test_every_method_matches_cvxpy(references, method, case):
+def test_every_method_matches_cvxpy(references, method, params, case):
     X, y, ref_obj, ref_W = references[case]
     n, p, q, C, tau = case
     problem = build_problem(X, y, C=C, tau=tau)
-    result = smm.solve(problem, method, tol=1e-8, max_iter=30_000)
+    result = smm.solve(problem, method, tol=1e-8, max_iter=30_000, **params)
     assert result.status == "converged", result.status
     sol = result.solution
     obj = primal_objective(problem, problem.from_user(sol["W"]), sol["b"])
@@ -106,3 +110,17 @@ def test_relobj_stopping_rule_and_time_limit():
     stops = []
     r = smm.solve(problem, "alm-sncg", tol=1e-12, max_iter=500, callback=lambda row: stops.append(row) or False)
     assert r.status == "stopped" and len(stops) == 1
+
+
+def test_start_sigma0_follows_the_data_scale():
+    """σ₀ = 20/mean‖X_i‖²: scaling the samples by s scales σ₀ by 1/s², and the default run still converges."""
+    from solvers.smm.alm import start_sigma0
+
+    X, y = make_instance(90, 5, 6, seed=3)
+    problem = build_problem(X, y, C=2.0, tau=0.7)
+    expected = 20.0 / np.mean(np.sum(problem.X**2, axis=1))
+    assert start_sigma0(problem.X) == pytest.approx(expected, rel=1e-12)
+    assert start_sigma0(3.0 * problem.X) == pytest.approx(expected / 9.0, rel=1e-12)
+    assert start_sigma0(np.zeros((4, 6))) == 1.0
+    result = smm.solve(problem, "alm-sncg", tol=1e-8, max_iter=500)
+    assert result.converged and result.history["sigma"].iloc[0] >= expected
