@@ -127,6 +127,13 @@ def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
 WALK_KINDS = ("slider", "select_slider", "selectbox", "radio", "multiselect", "checkbox", "toggle", "number_input")
 
 
+def walkable_widgets(at: AppTest, skip_keys) -> list:
+    """The enabled, keyed widgets a random walk may change, less those whose key starts with one of skip_keys."""
+    return [w for kind in WALK_KINDS for w in getattr(at, kind)
+            if getattr(w, "key", None) and not any(str(w.key).startswith(s) for s in skip_keys)
+            and not getattr(w.proto, "disabled", False)]
+
+
 def random_walk(name: str, *, seed: int, steps: int = 8, skip_keys: tuple[str, ...] = (),
                 timeout: float = DEFAULT_TIMEOUT) -> AppTest:
     """Set random valid values on random widgets of the page, ``steps`` times, pressing Run each time.
@@ -138,9 +145,7 @@ def random_walk(name: str, *, seed: int, steps: int = 8, skip_keys: tuple[str, .
     at = open_page(name, timeout=timeout)
     assert_clean(at, allow_errors=True)
     for _ in range(steps):
-        widgets = [w for kind in WALK_KINDS for w in getattr(at, kind)
-                   if getattr(w, "key", None) and not any(str(w.key).startswith(s) for s in skip_keys)
-                   and not getattr(w.proto, "disabled", False)]
+        widgets = walkable_widgets(at, skip_keys)
         if not widgets:
             break
         widget = rng.choice(widgets)
@@ -195,9 +200,7 @@ def fuzz(name: str, *, seed: int, interactions: int, query: dict[str, str] | Non
                 button.click()
                 _timed_run(at, name, f"click {button.label}", log)
                 continue
-        widgets = [w for kind in WALK_KINDS for w in getattr(at, kind)
-                   if getattr(w, "key", None) and not any(str(w.key).startswith(s) for s in skip_keys)
-                   and not getattr(w.proto, "disabled", False)]
+        widgets = walkable_widgets(at, skip_keys)
         if not widgets:
             break
         widget = rng.choice(widgets)
