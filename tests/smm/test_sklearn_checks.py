@@ -1,6 +1,6 @@
-"""scikit-learn's own estimator checks on SupportMatrixMachine with its defaults (issue 18).
-
-2-D X is read as rows that are 1 × d matrices (‖W‖_* = ‖w‖₂); no check is marked as an expected failure.
+"""SupportMatrixMachine where scikit-learn's checks (tests/test_sklearn_checks.py runs them for every estimator)
+do not reach: 2-D X read as rows that are 1 × d matrices (‖W‖_* = ‖w‖₂) against cvxpy, shape=(p, q), and
+GridSearchCV, cross_val_score and joblib on 3-D data.
 """
 from __future__ import annotations
 
@@ -8,17 +8,11 @@ import joblib
 import numpy as np
 import pytest
 from sklearn.model_selection import GridSearchCV, cross_val_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from solvers.core import InputError
 from solvers.smm import SupportMatrixMachine
 
 from .conftest import make_instance
-
-
-@parametrize_with_checks([SupportMatrixMachine()])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 def test_rows_as_1xd_matrices_are_an_l2_penalised_hinge_svm():
