@@ -89,7 +89,7 @@ CASES = {
     "smm: τ < 0": (lambda: smm.make_problem(data(MATS, Y2), tau=-1.0), "tau"),
     "smm: NaN in a sample": (lambda: smm.make_problem(data(np.where(MATS > 2, np.nan, MATS), Y2)), "impute"),
     "smm: F-ADMM η = 1": (lambda: smm.solve(smm.make_problem(data(MATS, Y2)), "fadmm", eta=1.0), "eta < 1"),
-    "smm: estimator on three classes": (lambda: smm.SupportMatrixMachine().fit(MATS, Y3), "exactly 2"),
+    "smm: estimator on three classes": (lambda: smm.SupportMatrixMachine().fit(MATS, Y3), "one-vs-rest"),
     # -- metric ------------------------------------------------------------------------------------------------
     "metric: one class": (lambda: metric.make_problem(data(X, np.zeros(30))), "at least 2"),
     "metric: one sample per class": (lambda: metric.make_problem(data(X[:3], np.array([0, 1, 2]))),
