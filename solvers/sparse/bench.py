@@ -63,13 +63,18 @@ def split(name: str, seed: int):
     return train, test
 
 
-def run_tables(args) -> pd.DataFrame:
-    rows = []
-    for name in args.datasets:
+def available_splits(names, seed: int):
+    """(name, train, test) for each named real dataset in the data directory; a missing one is skipped, said so."""
+    for name in names:
         if not datasets.REAL[name].available():
             print(f"skip {name}: {datasets.REAL[name].files[0]} is not in the data directory")
             continue
-        train, test = split(name, args.seed)
+        yield (name, *split(name, seed))
+
+
+def run_tables(args) -> pd.DataFrame:
+    rows = []
+    for name, train, test in available_splits(args.datasets, args.seed):
         for loss in args.losses:
             for kappa in args.kappas:
                 s = sparsity_from_ratio(kappa, train.n_samples)

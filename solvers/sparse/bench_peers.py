@@ -19,7 +19,6 @@ import time
 import numpy as np
 import pandas as pd
 
-from .. import datasets
 from ..core import check_memory
 from . import SparseLinearRegression, SparseLogisticRegression, SparseProblem, solve
 from .peers import abess_fit, available, omp
@@ -93,14 +92,10 @@ def compare(name: str, X, y, loss: str, s: int, methods, args, truth=None) -> li
 
 
 def real_rows(args) -> list[dict]:
-    from .bench import TRAIN_ROWS, split
+    from .bench import TRAIN_ROWS, available_splits
 
     rows = []
-    for name in args.datasets:
-        if not datasets.REAL[name].available():
-            print(f"skip {name}: {datasets.REAL[name].files[0]} is not in the data directory")
-            continue
-        train, _ = split(name, args.seed)
+    for name, train, _ in available_splits(args.datasets, args.seed):
         X = train.as_vectors()
         y = np.where(np.asarray(train.y) == np.unique(train.y)[-1], 1.0, -1.0)
         for s in args.s_values:
