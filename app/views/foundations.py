@@ -125,7 +125,7 @@ def main() -> None:
             for m in chosen]
     results = ui.run_live(jobs, ui.LiveSpec(y="gap", y_title="f(xₖ) − f*", tol=None, max_iter=stop["max_iter"]),
                           key=KEY, execute=execute)
-    tabs = st.tabs(["Iterates", "Convergence", "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
     figures = {}
     with tabs[0]:
         figures["iterates"] = contour_figure(problem, results, labels)
