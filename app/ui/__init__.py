@@ -66,7 +66,7 @@ from .colors import method_color
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
-from .params import choice, choices, method_params, method_picker, param_form, param_widget
+from .params import choice, choices, format_number, method_params, method_picker, param_form, param_widget
 from .page_state import link_state, share_panel, view_tabs
 from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
@@ -78,5 +78,5 @@ __all__ = [
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "sparse_cost", "choice", "choices", "view_tabs", "share_panel", "link_state",
+    "smm_cost", "sparse_cost", "choice", "choices", "format_number", "view_tabs", "share_panel", "link_state",
 ]

@@ -8,6 +8,8 @@ import streamlit as st
 
 from solvers.core import InputError
 
+from .page_state import begin_page, page_prefix, share_panel
+
 log = logging.getLogger(__name__)
 
 
@@ -18,7 +20,12 @@ def page_header(title: str, paper: str, summary: str) -> None:
 
 
 def run_page(main: Callable[[], None]) -> None:
-    """Run a page's body; bad input becomes st.error and any other failure a short message."""
+    """Run a page's body; bad input becomes st.error and any other failure a short message.
+
+    Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
+    its link holds every value of this run).
+    """
+    begin_page()
     try:
         main()
     except InputError as exc:
@@ -31,3 +38,6 @@ def run_page(main: Callable[[], None]) -> None:
         log.exception("page failed")
         st.error(f"Something went wrong: {type(exc).__name__}: {exc}. Try other settings; "
                  "if it persists, please report it with the URL of this page.")
+    prefix = page_prefix()
+    if prefix:
+        share_panel(prefix)

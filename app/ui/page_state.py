@@ -30,6 +30,7 @@ import streamlit as st
 
 NOTICES = "_page_state.notices"  # session key: {widget key: Notice}
 KEYS = "_page_state.keys"  # session key: every widget key kept by this module
+RUN_KEYS = "_page_state.run_keys"  # session key: the keys kept during this run of the page, in order
 
 
 class LinkValueError(ValueError):
@@ -88,8 +89,20 @@ def match_choice(raw: str, options: Sequence[Any], format_func: Callable[[Any], 
     for o in options:
         if norm(raw) in (norm(str(o)), norm(str(format_func(o)))):
             return o
-    allowed = ", ".join(str(o) for o in options)
-    raise LinkValueError(f"allowed: {allowed}")
+    numbers = [o for o in options if isinstance(o, (int, float)) and not isinstance(o, bool)]
+    if numbers:
+        try:
+            hit = snap(parse_number(raw), numbers)
+        except LinkValueError:
+            hit = None
+        if hit is not None:
+            return hit
+    raise LinkValueError(f"allowed: {', '.join(option_text(o) for o in options)}")
+
+
+def option_text(o: Any) -> str:
+    """An option as URL text: numbers readable (10, not 10.0), anything else as str."""
+    return readable_number(o) if isinstance(o, (int, float)) and not isinstance(o, bool) else str(o)
 
 
 def split_list(raw: Sequence[str]) -> list[str]:
@@ -125,7 +138,7 @@ def optional_number_codec(check: Callable[[float], Any]) -> Codec:
 
 
 def choice_codec(options: Sequence[Any], format_func: Callable[[Any], Any] = str) -> Codec:
-    return Codec(lambda raw: match_choice(raw[-1].strip(), options, format_func), lambda v: [str(v)])
+    return Codec(lambda raw: match_choice(raw[-1].strip(), options, format_func), lambda v: [option_text(v)])
 
 
 def multi_choice_codec(options: Sequence[Any], format_func: Callable[[Any], Any] = str) -> Codec:
@@ -143,10 +156,10 @@ def multi_choice_codec(options: Sequence[Any], format_func: Callable[[Any], Any]
                 chosen.append(value)
         if unknown:
             raise PartialValue(chosen, f"unknown {', '.join(map(repr, unknown))}; allowed: "
-                                       f"{', '.join(str(o) for o in options)}")
+                                       f"{', '.join(option_text(o) for o in options)}")
         return chosen
 
-    return Codec(parse, lambda v: [str(o) for o in v] if v else [""])
+    return Codec(parse, lambda v: [option_text(o) for o in v] if v else [""])
 
 
 def _is_option(raw: str, options: Sequence[Any], format_func: Callable[[Any], Any]) -> bool:
@@ -192,6 +205,7 @@ def keep(key: str, default: Any, codec: Codec, *, name: str | None = None, shown
     ``name`` is how the notice names the parameter (default: the key).
     """
     st.session_state.setdefault(KEYS, set()).add(key)
+    st.session_state.setdefault(RUN_KEYS, []).append(key)
     if key in st.session_state:
         return
     raw = url_values(key)
@@ -263,6 +277,17 @@ def _unknown_view(labels: Sequence[str]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- links and loading
+def begin_page() -> None:
+    """Start a run of a page (``run_page`` calls it): forget the keys of the previous run."""
+    st.session_state[RUN_KEYS] = []
+
+
+def page_prefix() -> str | None:
+    """The short name of the page that ran ("fd."), from the first key it kept; None when it kept none."""
+    keys = st.session_state.get(RUN_KEYS) or []
+    return keys[0].split(".")[0] + "." if keys else None
+
+
 def link_state(prefix: str | None = None) -> dict[str, str | list[str]]:
     """The URL's parameters (those starting with ``prefix``), one value or a list where repeated."""
     out: dict[str, str | list[str]] = {}
@@ -333,12 +358,12 @@ def share_panel(prefix: str, *, container: Any = None) -> None:
         st.caption("Copy link: the address below reproduces this view (settings and the open tab). "
                    "Use the copy button at its right.")
         st.code(share_url(), language=None, wrap_lines=True)
-        st.file_uploader("Load a configuration (exported JSON)", type=["json"], key=f"{prefix}.load_file",
+        st.file_uploader("Load a configuration (exported JSON)", type=["json"], key=f"{prefix}load_file",
                          on_change=_load_from_upload, args=(prefix,),
                          help="The JSON from the Export tab (or any file with a \"link\" section).")
-        st.text_input("…or paste a link", key=f"{prefix}.load_text", on_change=_load_from_text, args=(prefix,),
+        st.text_input("…or paste a link", key=f"{prefix}load_text", on_change=_load_from_text, args=(prefix,),
                       placeholder="http://…?" + prefix + "methods=…")
-        message = st.session_state.pop(f"{prefix}.load_message", None)
+        message = st.session_state.pop(f"{prefix}load_message", None)
         if message:
             (st.success if message[0] == "ok" else st.error)(message[1])
 
@@ -347,19 +372,19 @@ def _load(prefix: str, text: str | bytes, source: str) -> None:
     try:
         state = read_configuration(text, prefix)
     except LinkValueError as exc:
-        st.session_state[f"{prefix}.load_message"] = ("error", f"Could not load {source}: {exc}.")
+        st.session_state[f"{prefix}load_message"] = ("error", f"Could not load {source}: {exc}.")
         return
     apply_state(state, prefix)
-    st.session_state[f"{prefix}.load_message"] = ("ok", f"Loaded {len(state)} setting(s) from {source}.")
+    st.session_state[f"{prefix}load_message"] = ("ok", f"Loaded {len(state)} setting(s) from {source}.")
 
 
 def _load_from_upload(prefix: str) -> None:
-    upload = st.session_state.get(f"{prefix}.load_file")
+    upload = st.session_state.get(f"{prefix}load_file")
     if upload is not None:
         _load(prefix, upload.getvalue(), upload.name)
 
 
 def _load_from_text(prefix: str) -> None:
-    text = st.session_state.get(f"{prefix}.load_text", "")
+    text = st.session_state.get(f"{prefix}load_text", "")
     if text.strip():
         _load(prefix, text, "the pasted link")
