@@ -8,15 +8,29 @@ import streamlit as st
 
 from solvers.core import InputError
 
-from .page_state import begin_page, page_prefix, share_panel
+from .charts import PRESENT_KEY, presenting
+from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
 
 log = logging.getLogger(__name__)
 
 
 def page_header(title: str, paper: str, summary: str) -> None:
+    """Title, paper and what to look at; in presentation mode the text folds away so the chart comes first."""
     st.title(title)
+    if presenting():
+        with st.expander("About this page"):
+            st.caption(paper)
+            st.markdown(summary)
+        return
     st.caption(paper)
     st.markdown(summary)
+
+
+def presentation_toggle() -> bool:
+    """Sidebar switch for a lecture hall: larger fonts, chart first, the previous run as a grey ghost."""
+    return kept(st.sidebar.toggle, "Presentation mode", key=PRESENT_KEY, default=False, codec=bool_codec(),
+                box=st.sidebar, help="Larger fonts (18 px ticks), the chart before the explanations, and the "
+                                     "previous run's curves kept in grey as “before”, for before/after comparisons.")
 
 
 def run_page(main: Callable[[], None]) -> None:
@@ -25,6 +39,7 @@ def run_page(main: Callable[[], None]) -> None:
     Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
     its link holds every value of this run).
     """
+    presentation_toggle()
     begin_page()
     try:
         main()

@@ -51,7 +51,7 @@ def contour_figure(problem: fd.Problem2D, results: dict, labels: dict) -> go.Fig
     for label, r in results.items():
         h = r.history
         fig.add_trace(go.Scatter(x=h["x"], y=h["y"], name=label, mode="lines+markers",
-                                 line=dict(color=ui.method_color(labels[label]), width=2), marker=dict(size=5)))
+                                 line=ui.method_line(labels[label]), marker=ui.method_marker(labels[label])))
     fig.add_trace(go.Scatter(x=[problem.x_star[0]], y=[problem.x_star[1]], mode="markers", name="minimiser x*",
                              marker=dict(symbol="star", size=16, color="gold", line=dict(color="black", width=1))))
     fig.update_xaxes(range=[x_lo, x_hi], constrain="domain")
