@@ -354,7 +354,8 @@ def read_configuration(text: str | bytes, prefix: str) -> dict[str, Any]:
 def share_panel(prefix: str, *, container: Any = None) -> None:
     """Sidebar "Share or load": the link of this view (with a copy button) and a configuration loader."""
     box = container if container is not None else st.sidebar
-    with box.expander("Share or load this view", icon=":material/link:"):
+    message = st.session_state.pop(f"{prefix}load_message", None)  # from a load just done: open the panel
+    with box.expander("Share or load this view", icon=":material/link:", expanded=message is not None):
         st.caption("Copy link: the address below reproduces this view (settings and the open tab). "
                    "Use the copy button at its right.")
         st.code(share_url(), language=None, wrap_lines=True)
@@ -363,7 +364,6 @@ def share_panel(prefix: str, *, container: Any = None) -> None:
                          help="The JSON from the Export tab (or any file with a \"link\" section).")
         st.text_input("…or paste a link", key=f"{prefix}load_text", on_change=_load_from_text, args=(prefix,),
                       placeholder="http://…?" + prefix + "methods=…")
-        message = st.session_state.pop(f"{prefix}load_message", None)
         if message:
             (st.success if message[0] == "ok" else st.error)(message[1])
 

@@ -21,7 +21,7 @@ from app.ui.params import label_of, linear_step, plain_symbol, slider_options
 from solvers import datasets
 from solvers import foundations as fd
 from solvers.core import Param
-from tests.app_harness import errors, open_page
+from tests.app_harness import errors, open_page, plotly_figures
 
 
 def every_param() -> list[Param]:
@@ -208,3 +208,18 @@ def test_a_json_from_another_page_is_refused_with_a_message():
     at.run()
     assert not at.exception
     assert any("another page" in e for e in errors(at)), errors(at)
+
+
+def test_presentation_mode_enlarges_fonts_and_keeps_the_previous_run_as_a_ghost():
+    at = open_page("foundations", query={"fd.view": "convergence"})
+    gap = next(f for f in plotly_figures(at) if "gap" in f["layout"]["title"]["text"])
+    assert gap["layout"]["xaxis"]["tickfont"]["size"] >= 14 and gap["layout"]["xaxis"]["title"]["font"]["size"] >= 16
+    at.toggle(key="present").set_value(True).run()
+    at.select_slider(key="fd.problem.kappa").set_value(200).run()  # a new run: the kappa = 20 curves become ghosts
+    assert not at.exception and not errors(at), errors(at)
+    gap = next(f for f in plotly_figures(at) if "gap" in f["layout"]["title"]["text"])
+    assert gap["layout"]["xaxis"]["tickfont"]["size"] >= 16 and gap["layout"]["yaxis"]["tickfont"]["size"] >= 16
+    names = [t.get("name", "") for t in gap["data"]]
+    assert {f"before: {m.label}" for m in fd.METHODS.values()} <= set(names)
+    assert url(at, "present") == ["true"]
+    assert any(e.label == "About this page" for e in at.expander)  # the summary folds away: chart first
