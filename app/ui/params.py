@@ -217,3 +217,30 @@ def method_params(methods: Mapping[str, Method], chosen: Sequence[str], *, key: 
         else:
             out[name] = {}
     return out
+
+
+def slider(label: str, min_value: float, max_value: float, value: float, step: float | None = None, *, key: str,
+           container: Any = None, **kwargs: Any) -> Any:
+    """``st.slider`` for a page's own control (a toy's ρ, a step to show), kept in session state and the URL.
+
+    A kept value outside today's range (the data changed) goes back to ``value``.
+    """
+    box = container if container is not None else st
+    whole = all(isinstance(v, int) for v in (min_value, max_value, value))
+
+    def check(x: float) -> Any:
+        if whole and not x.is_integer():
+            raise LinkValueError("not a whole number")
+        if not min_value <= x <= max_value:
+            raise LinkValueError(f"outside {format_number(min_value)} … {format_number(max_value)}")
+        return int(x) if whole else float(x)
+
+    current = st.session_state.get(key)
+    if isinstance(current, (int, float)) and not min_value <= current <= max_value:
+        del st.session_state[key]
+    if step is None and not whole:
+        step = linear_step(float(min_value), float(max_value), float(value))
+    if step is not None and not whole:
+        kwargs.setdefault("format", f"%.{max(decimals(step), 1)}f")
+    return kept(box.slider, label, min_value=min_value, max_value=max_value, step=step, key=key, default=value,
+                codec=number_codec(check), box=box, **kwargs)

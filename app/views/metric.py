@@ -182,10 +182,10 @@ def main() -> None:
 
 
 def screening_tab(runs, figures) -> None:
-    denominator = st.radio("Rate denominator", ["|L* ∪ R*| (rejection ratio)", "|T| (all triplets)"],
-                           key=f"{KEY}.denominator", horizontal=True)
-    when = st.radio("Screened sets", ["at the start of each λ (path screening)", "at the end of each λ (+ dynamic)"],
-                    key=f"{KEY}.when", horizontal=True)
+    denominator = ui.choice("Rate denominator", ["|L* ∪ R*| (rejection ratio)", "|T| (all triplets)"],
+                           key=f"{KEY}.denominator", widget="radio", horizontal=True)
+    when = ui.choice("Screened sets", ["at the start of each λ (path screening)", "at the end of each λ (+ dynamic)"],
+                     key=f"{KEY}.when", widget="radio", horizontal=True)
     over_T = denominator.startswith("|T|")
     for run in runs.values():
         t = run["table"]
@@ -323,7 +323,7 @@ def geometry_tab(ds, pp, figures) -> None:
         st.info("Pick two different features.")
         return
     problem, lam, M_star = toy_problem(ds.meta["key"], ds, (f1, f2), pp["gamma"], lam_exp)
-    t = st.slider("triplet whose level lines are drawn", 0, problem.n_triplets - 1, 0, key=f"{KEY}.toy_t")
+    t = ui.slider("triplet whose level lines are drawn", 0, problem.n_triplets - 1, 0, key=f"{KEY}.toy_t")
     M = np.maximum(M_star * (1 + shift) + np.array([0.0, 0.1 * shift]) * np.max(M_star), 0.0)
     figures["geometry"] = figs.toy_figure(problem, M_star, M, lam, t)
     st.plotly_chart(figures["geometry"], key=f"{KEY}.toy")

@@ -108,9 +108,10 @@ def fit_tab(results, colors, ds, problem, test_rows, config, figures) -> None:
 
 
 def explorer_tab(results, problem) -> None:
-    source = st.radio("σ values", ["from U* of the first run", "random"], horizontal=True, key=f"{KEY}.ex.source")
+    source = ui.choice("σ values", ["from U* of the first run", "random"], widget="radio", horizontal=True,
+                       key=f"{KEY}.ex.source")
     if source == "random":
-        q = st.slider("number of σ", 3, 30, 8, key=f"{KEY}.ex.q")
+        q = ui.slider("number of σ", 3, 30, 8, key=f"{KEY}.ex.q")
         seed = st.number_input("seed", 0, 10_000, 0, key=f"{KEY}.ex.seed")
         sigma = np.sort(np.random.default_rng(int(seed)).lognormal(0.0, 1.0, q))[::-1]
     else:
@@ -120,7 +121,7 @@ def explorer_tab(results, problem) -> None:
         st.info("U* has fewer than two non-zero singular values; pick random σ values.")
         return
     q = int(sigma.size)
-    h = st.slider("h", 1, q - 1, min(max(problem.h, 1), q - 1), key=f"{KEY}.ex.h.{q}") if q > 2 else 1
+    h = ui.slider("h", 1, q - 1, min(max(problem.h, 1), q - 1), key=f"{KEY}.ex.h.{q}") if q > 2 else 1
     eta = problem.eta
     trace: list = []
     gamma = mt.solve_eq14(sigma, eta, h, "linear", trace=trace)

@@ -231,7 +231,7 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
 def results_tab(ds, problem_params, per_method, stop) -> None:
     st.markdown("Table 2 protocol: random stratified splits with the page's test size (paper: 60/40, 10 splits), "
                 "mean ± std of test accuracy; ‡ / † mark a paired t-test against K-NPSVC++ at p < 0.05 / 0.1.")
-    splits = st.slider("splits", 2, 10, 3, key=f"{KEY}.splits")
+    splits = ui.slider("splits", 2, 10, 3, key=f"{KEY}.splits")
     methods = {fam.METHODS[m].label: (m, dict(per_method.get(m) or {})) for m in KERNEL_METHODS}
     key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
     store = st.session_state.setdefault(f"{KEY}.tables", {})

@@ -143,10 +143,11 @@ def toy_tab() -> None:
                 "subspaces until the support settles (Thm 2.1 b); APG then extrapolates inside the subspace "
                 "and APG+ finishes with a Newton step.")
     c1, c2, c3, c4 = st.columns(4)
-    dim = c1.radio("space", ["2-D, s = 1", "3-D, s = 1", "3-D, s = 2"], key=f"{KEY}.toy_dim")
-    rho = c2.slider("feature correlation ρ", -0.95, 0.95, 0.8, 0.05, key=f"{KEY}.toy_rho")
-    angle = c3.slider("direction of y [degrees]", 0, 180, 105, 5, key=f"{KEY}.toy_angle")
-    steps = c4.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps")
+    dim = ui.choice("space", ["2-D, s = 1", "3-D, s = 1", "3-D, s = 2"], key=f"{KEY}.toy_dim", widget="radio",
+                    container=c1)
+    rho = ui.slider("feature correlation ρ", -0.95, 0.95, 0.8, 0.05, key=f"{KEY}.toy_rho", container=c2)
+    angle = ui.slider("direction of y [degrees]", 0, 180, 105, 5, key=f"{KEY}.toy_angle", container=c3)
+    steps = ui.slider("iterations shown", 1, 40, 15, key=f"{KEY}.toy_steps", container=c4)
     direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     if dim.startswith("2-D"):
         # feature 1 is 1.5× longer, so the first gradient step favours it even when axis 2 fits better

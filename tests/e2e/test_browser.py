@@ -32,10 +32,12 @@ def assert_no_exception(page) -> None:
 
 def upload(page, path: Path) -> None:
     sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text("Upload", exact=True).wait_for(state="visible")
-    sidebar.get_by_text("Upload", exact=True).click()
+    source = sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True)  # the sidebar also has a
+    source.wait_for(state="visible")                                                     # configuration loader
+    source.click()
     wait_for_app(page)
-    sidebar.locator("input[type='file']").set_input_files(str(path))
+    dataset = sidebar.get_by_test_id("stFileUploader").filter(has_text="Upload a file")
+    dataset.locator("input[type='file']").set_input_files(str(path))
     wait_for_app(page)
 
 
