@@ -223,3 +223,14 @@ def test_presentation_mode_enlarges_fonts_and_keeps_the_previous_run_as_a_ghost(
     assert {f"before: {m.label}" for m in fd.METHODS.values()} <= set(names)
     assert url(at, "present") == ["true"]
     assert any(e.label == "About this page" for e in at.expander)  # the summary folds away: chart first
+
+
+def test_a_toy_slider_is_in_the_link_and_a_value_beyond_its_range_is_named():
+    at = open_page("sparse", query={"sp.toy_rho": "0.5", "sp.toy_steps": "20", "sp.view": "toy-2-d"})
+    assert not at.exception and not errors(at), errors(at)
+    assert at.slider(key="sp.toy_rho").value == 0.5 and at.slider(key="sp.toy_steps").value == 20
+    at.slider(key="sp.toy_steps").set_value(30).run()
+    assert url(at, "sp.toy_steps") == ["30"] and url(at, "sp.view") == ["toy-2-d"]
+    at = open_page("sparse", query={"sp.toy_rho": "3"})
+    assert any("sp.toy_rho = '3'" in e and "outside -0.95 … 0.95" in e for e in errors(at)), errors(at)
+    assert at.slider(key="sp.toy_rho").value == 0.8
