@@ -24,7 +24,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import streamlit as st
 
@@ -333,7 +333,6 @@ def read_configuration(text: str | bytes, prefix: str) -> dict[str, Any]:
         text = text.decode("utf-8", errors="replace")
     text = text.strip()
     if text.startswith(("http://", "https://", "?")) or ("=" in text and not text.startswith("{")):
-        from urllib.parse import parse_qs, urlsplit
         query = urlsplit(text).query if "://" in text else text.lstrip("?")
         pairs = parse_qs(query, keep_blank_values=True)
         state: dict[str, Any] = {k: v[0] if len(v) == 1 else v for k, v in pairs.items()}
