@@ -58,6 +58,8 @@ API
 - ``line_chart(histories, x, y, *, title, x_title, y_title, log_x, log_y, color_keys)``, ``base_figure``,
   ``add_reference(fig, x, y, name)``, ``positive(values)``; ``method_color(name)`` (one colour per method).
 - ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
+- ``Preset(slug, title, values, claim)``, ``preset_buttons(presets, *, key) -> Preset | None``: one-click
+  scenarios that set widget values (call before those widgets); ``?preset=<slug>`` applies one from a link.
 
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
@@ -66,6 +68,7 @@ from .colors import method_color
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
+from .presets import Preset, apply_preset, preset_buttons
 from .params import method_params, method_picker, param_form, param_widget
 from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
@@ -77,5 +80,5 @@ __all__ = [
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "sparse_cost",
+    "smm_cost", "sparse_cost", "Preset", "apply_preset", "preset_buttons",
 ]
