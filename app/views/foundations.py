@@ -10,6 +10,7 @@ import streamlit as st
 
 from app import ui
 from app.views import _foundations_figures as figs
+from app.views._presets import PRESETS
 from solvers import foundations as fd
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
@@ -64,31 +65,6 @@ def algorithm_tab(constraint: str) -> None:
                 "gradient and $\\le 2L\\|x_0 - x^*\\|^2/(k+1)^2$ for FISTA, drawn as guides on the gap chart. "
                 "The ℓ0 ball is not convex: there the methods reach a stationary point that may not be the "
                 "global minimiser $x^*$ (found here by brute force over both axes).")
-
-
-PRESETS = [
-    ui.Preset("heavy-ball-overshoots", "Ill-conditioned quadratic: heavy ball overshoots",
-           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 1000.0,
-            "fd.methods": ["gd", "heavy-ball"], "fd.step": 1.0, "fd.beta": 0.9, "fd.stop.max_iter": 200},
-           "With β = 0.9 heavy ball swings past the minimiser x* and back; gradient descent creeps towards it "
-           "without ever crossing (press ▶ Play to watch).",),
-    ui.Preset("gd-diverges", "Step above 2/L: gradient descent diverges",
-           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 20.0,
-            "fd.methods": ["gd"], "fd.step": 2.2, "fd.stop.max_iter": 200},
-           "At α = 2.2/L the steepest direction is multiplied by |1 − αL| = 1.2 > 1 every step: the gap grows "
-           "geometrically and the run stops as diverged."),
-    ui.Preset("nesterov-beats-gd", "κ = 1000: Nesterov's momentum beats gradient descent",
-           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 1000.0,
-            "fd.methods": ["gd", "nesterov"], "fd.step": 1.0, "fd.stop.max_iter": 500},
-           "After 500 iterations Nesterov/FISTA's gap is orders of magnitude below gradient descent's "
-           "(Convergence tab): the O(1/k²) against the O(1/k) guide."),
-    ui.Preset("rosenbrock-valley", "Rosenbrock: momentum walks the banana valley",
-           {"fd.problem.problem": "rosenbrock", "fd.problem.constraint": "none",
-            "fd.methods": ["gd", "heavy-ball", "nesterov"], "fd.step": 1.0, "fd.beta": 0.9,
-            "fd.stop.max_iter": 2000},
-           "In 2000 steps of α = 1/L gradient descent barely enters the curved valley while heavy ball and "
-           "Nesterov follow it to within 0.1 of f*."),
-]
 
 
 def stopping_specs(problem_name: str) -> list[Param]:
@@ -151,7 +127,7 @@ def main() -> None:
                    "change; click the plot to start somewhere else; ▶ Play replays the iterations. "
                    "Projection onto a box, the ℓ0 ball (sparse vectors, as in the Sparse page) or the capped "
                    "simplex (the Multi-task page's eigenvalue set) turns each method into its projected version.")
-    ui.preset_buttons(PRESETS, key=KEY)
+    ui.preset_buttons(PRESETS["foundations"], key=KEY)
     side = st.sidebar
     side.header("Problem")
     # show only the settings the chosen objective uses (κ for the quadratic, μ for logistic regression)

@@ -10,6 +10,7 @@ import streamlit as st
 from app import ui
 from app.views import _multitask_figures as figs
 from app.views._multitask_algorithm import algorithm_tab
+from app.views._presets import PRESETS
 from solvers import multitask as mt
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
@@ -182,6 +183,7 @@ def data_tab(ds: Dataset, problem, train_rows, test_rows) -> None:
 
 def main() -> None:
     ui.page_header(mt.TITLE, mt.PAPER, SUMMARY)
+    ui.preset_buttons(PRESETS["multitask"], key=KEY)
     ds = ui.dataset_picker("multitask", key=f"{KEY}.data", bundled=("digits", "wine", "iris"),
                            sources=("synthetic", "real", "bundled", "upload"), check=check_multitask)
     if ds is None:
