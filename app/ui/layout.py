@@ -8,13 +8,16 @@ import streamlit as st
 
 from solvers.core import InputError
 
+from .glossary import explain
+
 log = logging.getLogger(__name__)
 
 
-def page_header(title: str, paper: str, summary: str) -> None:
+def page_header(title: str, paper: str, summary: str, family: str | None = None) -> None:
+    """Title, paper, and the summary; paper references in the summary ("seed 001", "(24)") are explained on hover."""
     st.title(title)
     st.caption(paper)
-    st.markdown(summary)
+    st.markdown(summary, help=explain(summary, family) or None)
 
 
 def run_page(main: Callable[[], None]) -> None:

@@ -1,5 +1,6 @@
 """The Foundations iterate plot: level sets, every method's path (distinct dash and marker), play/pause and
-an iteration scrubber (Plotly frames), a clickable grid for the start point, and the momentum formulas it annotates."""
+an iteration scrubber that move a marker per method along its path (Plotly frames), a clickable grid for the start
+point, and the momentum formulas it annotates."""
 from __future__ import annotations
 
 import math
@@ -94,7 +95,7 @@ def _constraint_traces(fig: go.Figure, constraint: str, xr, yr) -> None:
 def iterates_figure(problem: fd.Problem2D, problem_key: str, results: dict, methods: dict, note: str) -> go.Figure:
     """Level sets of f with each method's path; ``methods`` maps legend label → method name.
 
-    Play/Pause and the slider under the plot replay the paths iteration by iteration (Plotly frames);
+    Play/Pause and the slider under the plot move a marker per method to iterate k (Plotly frames);
     clicking a grid point (invisible, hover says "start here") moves the start point.
     """
     xr, yr = view_range(results)
@@ -106,13 +107,12 @@ def iterates_figure(problem: fd.Problem2D, problem_key: str, results: dict, meth
     _constraint_traces(fig, problem.constraint, xr, yr)
     order = sorted(results, key=lambda label: DRAW_ORDER.index(methods[label]) if methods[label] in DRAW_ORDER else 99)
     paths = {label: _finite_path(results[label].history) for label in order}
-    path_traces = []
     for label in order:
         style = STYLE.get(methods[label], STYLE["heavy-ball"])
         p = paths[label].iloc[shown_rows(len(paths[label]))]
-        path_traces.append(len(fig.data))
         fig.add_trace(go.Scatter(
-            x=p["x"], y=p["y"], name=label, mode="lines+markers", opacity=style["opacity"], customdata=p["iter"],
+            x=p["x"].to_numpy(), y=p["y"].to_numpy(), name=label, mode="lines+markers", opacity=style["opacity"],
+            customdata=p["iter"].to_numpy(),
             line=dict(color=ui.method_color(methods[label]), width=style["width"], dash=style["dash"]),
             marker=dict(symbol=style["symbol"], size=style["size"]),
             hovertemplate=f"{label}<br>k = %{{customdata}}<br>x = (%{{x:.3f}}, %{{y:.3f}})<extra></extra>"))
@@ -130,25 +130,36 @@ def iterates_figure(problem: fd.Problem2D, problem_key: str, results: dict, meth
                       margin=dict(b=150))
     fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom",
                        showarrow=False, align="left", font=dict(size=13))
-    _add_animation(fig, [paths[label] for label in order], path_traces)
+    _add_animation(fig, [paths[label] for label in order], [STYLE.get(methods[label], STYLE["heavy-ball"]) for label in order],
+                   [ui.method_color(methods[label]) for label in order])
     return fig
 
 
-def _add_animation(fig: go.Figure, paths: list[pd.DataFrame], trace_ids: list[int]) -> None:
-    """Frames that draw each path up to iteration k; Play/Pause buttons and a scrubber over k."""
+def _add_animation(fig: go.Figure, paths: list[pd.DataFrame], styles: list[dict], colors: list[str]) -> None:
+    """A marker per method at iterate k, moved by frames; Play/Pause buttons and a scrubber over k.
+
+    The frames move one small trace (one point per method) over the full paths: Plotly validates every frame
+    object in Python, and frames that redrew whole paths cost seconds per rerun on the 2-core machine.
+    """
     last = max((int(p["iter"].iloc[-1]) for p in paths if len(p)), default=0)
     if last < 1:
         return
+    xs = [p["x"].to_numpy(float) for p in paths]
+    ys = [p["y"].to_numpy(float) for p in paths]
+    its = [p["iter"].to_numpy(int) for p in paths]
+
+    def at(k: int) -> tuple[list, list]:
+        idx = [max(int(np.searchsorted(it, k, side="right")) - 1, 0) for it in its]
+        return [float(x[i]) for x, i in zip(xs, idx)], [float(y[i]) for y, i in zip(ys, idx)]
+
     ks = np.unique(np.r_[np.round(np.linspace(0, last, FRAMES)).astype(int), last])
-    frames = []
-    for k in ks:
-        data = []
-        for p in paths:
-            upto = p[p["iter"] <= k]
-            upto = upto.iloc[shown_rows(len(upto))]
-            data.append(go.Scatter(x=upto["x"], y=upto["y"], customdata=upto["iter"]))
-        frames.append(go.Frame(data=data, traces=trace_ids, name=str(k)))
-    fig.frames = frames
+    x_last, y_last = at(last)
+    symbols = [style["symbol"].replace("-open", "") for style in styles]
+    fig.add_trace(go.Scatter(x=x_last, y=y_last, mode="markers", name="iterate k", hoverinfo="skip",
+                             marker=dict(size=15, color=colors, symbol=symbols, line=dict(color="black", width=1.5))))
+    marker_trace = len(fig.data) - 1
+    fig.frames = [go.Frame(data=[go.Scatter(x=x, y=y)], traces=[marker_trace], name=str(k))
+                  for k, (x, y) in ((k, at(int(k))) for k in ks)]
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     fig.update_layout(
         updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.06, xanchor="left", yanchor="top",

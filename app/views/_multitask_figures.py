@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app import ui
+from app.ui.glossary import explain_figure
 from solvers.core import Result
 from solvers.multitask import Point, critical_points, gamma_of_t
 
@@ -54,7 +55,8 @@ def convergence_figure(results, colors, problem, x_axis: str) -> go.Figure:
             name = "Thm A.1: 2L_k‖Z₀−Z*‖²/k²" if method == "apg" else "PG: L_k‖Z₀−Z*‖²/(2k)"
             ui.add_reference(fig, k, bound, name, dash="dash" if method == "apg" else "dot",
                              color=ui.method_color(method))
-    return fig
+    fig.update_layout(title_text=fig.layout.title.text + " — guides: Theorem A.1")
+    return explain_figure(fig, "multitask")
 
 
 def lipschitz_figure(results, colors) -> go.Figure:
@@ -181,7 +183,7 @@ def gamma_explorer_figure(sigma: np.ndarray, eta: float, h: int, t_opt: float | 
     fig.update_yaxes(title_text="Γ(t)", row=1, col=1)
     fig.update_yaxes(title_text="γ_i(t) ∈ [0, 1]", row=2, col=1)
     fig.update_layout(height=620, title="Eq. (14) explorer: the parametric search of Appendix C")
-    return fig
+    return explain_figure(fig, "multitask")
 
 
 def sweep_heatmap(table: pd.DataFrame, metric: str) -> go.Figure:

@@ -182,7 +182,7 @@ def data_tab(ds: Dataset, problem, train_rows, test_rows) -> None:
 
 
 def main() -> None:
-    ui.page_header(mt.TITLE, mt.PAPER, SUMMARY)
+    ui.page_header(mt.TITLE, mt.PAPER, SUMMARY, family="multitask")
     ui.preset_buttons(PRESETS["multitask"], key=KEY)
     ds = ui.dataset_picker("multitask", key=f"{KEY}.data", bundled=("digits", "wine", "iris"),
                            sources=("synthetic", "real", "bundled", "upload"), check=check_multitask)
