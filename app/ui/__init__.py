@@ -21,7 +21,7 @@ A page looks like::
                 for m in chosen]
         results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", tol=stop["tol"],
                                                max_iter=stop["max_iter"]), key="sp", execute=execute)
-        tabs = st.tabs(["Convergence", "Solution", "Algorithm", "Export"])
+        tabs = ui.view_tabs(["Convergence", "Solution", "Algorithm", "Export"], key="sp.view")
         with tabs[0]:
             fig = ui.line_chart({k: r.history for k, r in results.items()}, "time", "residual", log_y=True,
                                 title="...", x_title="solver time [s]", y_title="residual (24)",
@@ -39,9 +39,9 @@ API
   real sets = the family's files present in the data dir; synthetic = the family's registered generators;
   upload = CSV/LIBSVM/.npz/.mat, validated, errors shown with st.error. ``ds.meta["key"]`` identifies the data.
   ``read_upload(filename, raw, check)`` is the same upload path for pages with their own uploader.
-- ``param_form(specs, *, key, container=None) -> dict``: widgets from Param specs (log → select_slider on a
-  1–2–5 grid; bounded int → slider; choices → selectbox; bool → toggle), every value bound to the URL
-  (``bind="query-params"``, the widget key is the URL parameter), returned validated.
+- ``param_form(specs, *, key, container=None) -> dict``: widgets from Param specs (log, or a tiny default on a
+  wide linear range → select_slider on a 1–2–5 grid; bounded int → slider; choices → selectbox; bool → toggle),
+  every value kept in the URL by page_state (the widget key is the URL parameter), returned validated.
 - ``method_picker(METHODS, *, key, default) -> list[str]``; ``method_params(METHODS, chosen, *, key)``.
 - ``run_controls(key, *, live_default, cost=None) -> bool``: Run button + live toggle; True when the page should
   compute. ``cost`` (``metric_cost(...)``, ``multitask_cost(...)``, ... from app/ui/cost.py, estimated from shapes
@@ -56,29 +56,39 @@ API
   with a live Plotly chart (redrawn ≈3×/s from the solver callback), a progress bar and a Stop button.
   ``config_key(*parts)`` hashes a configuration; ``summary_table(results, measure)``.
 - ``line_chart(histories, x, y, *, title, x_title, y_title, log_x, log_y, color_keys)``, ``base_figure``,
-  ``add_reference(fig, x, y, name)``, ``positive(values)``; ``method_color(name)`` (one colour per method).
+  ``add_reference(fig, x, y, name)``, ``positive(values)``; ``method_style(name)`` (Okabe–Ito colour, dash,
+  marker per method), ``method_line(name)`` / ``method_marker(name)`` for hand-made traces (``line=``,
+  ``marker=``), ``method_color(name)``. ``presenting()``: the sidebar's presentation mode is on (bigger fonts,
+  ghost of the previous run in ``line_chart``).
+- Page state (app/ui/page_state.py): every widget made here is kept in session state and in the URL with
+  readable values; ``view_tabs(labels, key=f"{KEY}.view")`` replaces ``st.tabs`` (the open tab survives reruns
+  and is in the URL); ``choice(label, options, key=..., widget="selectbox"|"radio"|"select_slider")`` and
+  ``choices(...)`` (multiselect) for a page's own selectors; "Share or load this view" (copy link, load an
+  exported JSON) is added to the sidebar by ``run_page``.
 - ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
 - ``Preset(slug, title, values, claim)``, ``preset_buttons(presets, *, key) -> Preset | None``: one-click
   scenarios that set widget values (call before those widgets); ``?preset=<slug>`` applies one from a link.
 
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
-from .charts import add_reference, base_figure, line_chart, positive
-from .colors import method_color
+from .charts import add_reference, base_figure, line_chart, positive, presenting
+from .colors import method_color, method_line, method_marker, method_style
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
+from .params import choice, choices, format_number, method_params, method_picker, param_form, param_widget
+from .page_state import link_state, share_panel, view_tabs
 from .presets import Preset, apply_preset, preset_buttons
-from .params import method_params, method_picker, param_form, param_widget
 from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
     Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
 )
 
 __all__ = [
-    "add_reference", "base_figure", "line_chart", "positive", "method_color", "dataset_picker", "read_upload",
+    "add_reference", "base_figure", "line_chart", "positive", "method_color", "method_line", "method_marker", "method_style", "presenting", "dataset_picker", "read_upload",
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "sparse_cost", "Preset", "apply_preset", "preset_buttons",
+    "smm_cost", "sparse_cost", "choice", "choices", "format_number", "view_tabs", "share_panel", "link_state",
+    "Preset", "apply_preset", "preset_buttons",
 ]

@@ -10,7 +10,7 @@ from solvers import datasets
 from solvers.core import InputError, format_bytes
 from solvers.datasets import Dataset
 
-from .params import param_form
+from .params import choice, param_form
 from .runs import config_key
 
 SOURCES = {"bundled": "Bundled", "real": "Real (data directory)", "synthetic": "Synthetic", "upload": "Upload"}
@@ -73,22 +73,22 @@ def dataset_picker(
     if not offered:
         box.error("No dataset source is available for this page.")
         return None
-    source = box.radio("Data source", offered, format_func=SOURCES.get, key=f"{key}.source", bind="query-params",
-                       horizontal=True)
+    source = choice("Data source", offered, format_func=SOURCES.get, key=f"{key}.source", widget="radio",
+                    horizontal=True, container=box)
     ds: Dataset | None = None
     try:
         if source == "bundled":
-            name = box.selectbox("Dataset", list(bundled), key=f"{key}.bundled", bind="query-params")
+            name = choice("Dataset", list(bundled), key=f"{key}.bundled", container=box)
             ds = _load(name)
             ds.meta.setdefault("key", f"bundled:{name}")
         elif source == "real":
-            name = box.selectbox("Dataset", real, key=f"{key}.real", bind="query-params",
-                                 help=f"Files found under {datasets.data_dir()}")
+            name = choice("Dataset", real, key=f"{key}.real", container=box,
+                          help=f"Files found under {datasets.data_dir()}")
             ds = _load(name)
             ds.meta.setdefault("key", f"real:{name}")
         elif source == "synthetic":
-            gname = box.selectbox("Generator", list(gens), key=f"{key}.generator", bind="query-params",
-                                  help="\n\n".join(f"**{n}**: {g.description}" for n, g in gens.items()))
+            gname = choice("Generator", list(gens), key=f"{key}.generator", container=box,
+                           help="\n\n".join(f"**{n}**: {g.description}" for n, g in gens.items()))
             with box.expander("Generator settings", expanded=False):
                 values = param_form(gens[gname].params, key=f"{key}.gen.{gname}")
             frozen = tuple(sorted(values.items()))

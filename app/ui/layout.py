@@ -8,20 +8,41 @@ import streamlit as st
 
 from solvers.core import InputError
 
+from .charts import PRESENT_KEY, presenting
 from .glossary import explain
+from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
 
 log = logging.getLogger(__name__)
 
 
 def page_header(title: str, paper: str, summary: str, family: str | None = None) -> None:
-    """Title, paper, and the summary; paper references in the summary ("seed 001", "(24)") are explained on hover."""
+    """Title, paper and what to look at; in presentation mode the text folds away so the chart comes first.
+    Paper references in the summary ("seed 001", "(24)") are explained in words on hover (the help icon)."""
     st.title(title)
+    if presenting():
+        with st.expander("About this page"):
+            st.caption(paper)
+            st.markdown(summary, help=explain(summary, family) or None)
+        return
     st.caption(paper)
     st.markdown(summary, help=explain(summary, family) or None)
 
 
+def presentation_toggle() -> bool:
+    """Sidebar switch for a lecture hall: larger fonts, chart first, the previous run as a grey ghost."""
+    return kept(st.sidebar.toggle, "Presentation mode", key=PRESENT_KEY, default=False, codec=bool_codec(),
+                box=st.sidebar, help="Larger fonts (18 px ticks), the chart before the explanations, and the "
+                                     "previous run's curves kept in grey as “before”, for before/after comparisons.")
+
+
 def run_page(main: Callable[[], None]) -> None:
-    """Run a page's body; bad input becomes st.error and any other failure a short message."""
+    """Run a page's body; bad input becomes st.error and any other failure a short message.
+
+    Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
+    its link holds every value of this run).
+    """
+    presentation_toggle()
+    begin_page()
     try:
         main()
     except InputError as exc:
@@ -34,3 +55,6 @@ def run_page(main: Callable[[], None]) -> None:
         log.exception("page failed")
         st.error(f"Something went wrong: {type(exc).__name__}: {exc}. Try other settings; "
                  "if it persists, please report it with the URL of this page.")
+    prefix = page_prefix()
+    if prefix:
+        share_panel(prefix)

@@ -1,12 +1,40 @@
-"""Widgets generated from Param specs; values mirrored in the URL (``bind="query-params"``)."""
+"""Widgets generated from Param specs; values kept in session state and the URL by ``page_state``.
+
+Sliders show values as they are (2000, 0.001, 0.5346: never "2e+03" or "0.00") and can always return
+to their default: log parameters slide over a 1–2–5 grid that contains the default, and so do linear
+ones whose default is tiny next to their range (μ = 0.001 on [0, 10]); other linear sliders step on a
+grid that contains the default. Labels are plain text (screen readers read them); LaTeX goes in help.
+"""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
 from solvers.core import InputError, Method, Param, validate_params
+
+from .page_state import (
+    LinkValueError, bool_codec, choice_codec, kept, multi_choice_codec, number_codec, optional_number_codec,
+    readable_number, snap, text_codec,
+)
+
+GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ϵ", "varepsilon": "ε", "zeta": "ζ",
+    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Sigma": "Σ", "Lambda": "Λ",
+    "max": "max", "min": "min",
+}
+SUBSCRIPTS = str.maketrans("0123456789+-", "₀₁₂₃₄₅₆₇₈₉₊₋")
+
+
+def plain_symbol(latex: str) -> str:
+    """A paper symbol as plain Unicode text: r"\\gamma_0" → "γ₀", r"\\hat\\varepsilon" → "ε̂", r"d_{\\max}" → "d_max"."""
+    text = re.sub(r"\\+hat\s*\\+(\w+)", lambda m: GREEK.get(m.group(1), m.group(1)) + "\u0302", latex)
+    text = re.sub(r"\\+([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"_\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(SUBSCRIPTS), text)
+    return text.replace("{", "").replace("}", "").strip()
 
 
 def log_grid(low: float, high: float, default: float) -> list[float]:
@@ -21,80 +49,126 @@ def log_grid(low: float, high: float, default: float) -> list[float]:
 
 
 def format_number(v: float) -> str:
-    return f"{v:.3g}" if 1e-3 <= abs(v) < 1e4 or v == 0 else f"{v:.0e}"
+    """How a slider shows a value: as it is (2000, 0.001, 1e-8)."""
+    return readable_number(v)
 
 
 def label_of(p: Param) -> str:
-    return f"{p.name} (${p.symbol}$)" if p.symbol and p.symbol != p.name else p.name
+    """Plain-text widget label, e.g. "kappa (κ)"; never raw LaTeX."""
+    symbol = plain_symbol(p.symbol) if p.symbol else ""
+    return f"{p.name} ({symbol})" if symbol and symbol != p.name else p.name
 
 
 def help_of(p: Param) -> str:
     scale = " Log scale." if p.log else ""
-    return f"{p.help} Allowed: {p.bounds_text()}.{scale}".strip()
+    symbol = f" In the paper: ${p.symbol}$." if p.symbol and p.symbol != p.name else ""
+    return f"{p.help} Allowed: {p.bounds_text()}.{scale}{symbol}".strip()
 
 
-def url_value_problem(p: Param, key: str) -> str | None:
-    """Why the URL's value for this widget cannot be used, or None (absent or fine).
+def slider_options(p: Param) -> list[float] | None:
+    """The options of a select_slider for this number, or None when a plain slider suits it.
 
-    Streamlit drops a bound widget's URL value that the widget cannot take and silently shows the
-    default; the page says so instead, with the allowed range.
+    Log parameters; and linear ones on [0, hi] whose default is under 1 % of hi, which a linear slider
+    cannot reach again (μ = 0.001 on [0, 10] jumps 0 → 0.1): 0 plus a 1–2–5 grid from default/100.
     """
-    raw = st.query_params.get(key)
-    if raw is None or (p.choices is None and p.type in (bool, str)):
-        return None
-    if p.choices is not None:
-        return None if raw in {str(c) for c in p.choices} else f"allowed: {p.bounds_text()}"
-    try:
-        value = float(raw)
-    except ValueError:
-        return "not a number"
-    if p.type is int and not value.is_integer():
-        return "not a whole number"
-    try:
-        validate_params([p], {p.name: p.type(value)})
-    except InputError as exc:
-        return str(exc)
-    if p.default is None:
-        return None
-    lo, hi = p.widget_range()
-    if not lo <= value <= hi:
-        return f"outside the widget's range {format_number(lo)} … {format_number(hi)}"
-    if p.log and not any(math.isclose(value, v, rel_tol=1e-9) for v in log_grid(max(lo, 1e-300), hi, p.default)):
-        return "not on the slider's 1–2–5 steps"
-    return None
-
-
-def param_widget(p: Param, *, key: str, container: Any = None) -> Any:
-    """One widget for one Param; ``key`` is also the URL query parameter's name."""
-    box = container if container is not None else st
-    problem = url_value_problem(p, key)
-    if problem:
-        box.error(f"The link sets {key} = {st.query_params.get(key)!r}, which cannot be used ({problem}); "
-                  f"{label_of(p)} shows its default {p.default} instead. Change it in the sidebar or in the URL.")
-    kw = dict(key=key, help=help_of(p), bind="query-params")
-    if p.choices is not None:
-        return box.selectbox(label_of(p), list(p.choices), index=list(p.choices).index(p.default), **kw)
-    if p.type is bool:
-        return box.toggle(label_of(p), value=bool(p.default), **kw)
-    if p.type is str:
-        return box.text_input(label_of(p), value=str(p.default), **kw)
-    if p.default is None:  # an optional number: an empty box means "not given"
-        return box.number_input(label_of(p), value=None, min_value=p.low, max_value=p.high, **kw)
     lo, hi = p.widget_range()
     if p.log:
         options = log_grid(max(lo, 1e-300), hi, p.default)
         if p.type is int:
             options = sorted({max(int(round(v)), int(lo)) for v in options} | {int(p.default)})
-        return box.select_slider(label_of(p), options=options, value=p.default, format_func=format_number, **kw)
+        return options
+    if p.type is float and lo == 0 and 0 < p.default <= hi / 100:
+        return [0.0] + log_grid(p.default / 100, hi, p.default)
+    return None
+
+
+def linear_step(lo: float, hi: float, default: float) -> float:
+    """A 1–2–5 step near (hi − lo)/100 on whose grid from ``lo`` the default lies (so the slider can return to it)."""
+    if hi <= lo:
+        return 0.01
+    target = (hi - lo) / 100
+    for exp in range(math.floor(math.log10(target)), math.floor(math.log10(target)) - 7, -1):
+        for mantissa in (5.0, 2.0, 1.0):
+            step = float(f"{mantissa}e{exp}")
+            if step > target * (1 + 1e-9):
+                continue
+            k = (default - lo) / step
+            if math.isclose(k, round(k), abs_tol=1e-6):
+                return step
+    return float(f"{target:.1g}")
+
+
+def decimals(step: float) -> int:
+    text = readable_number(step)
+    if "e-" in text:
+        mantissa, exp = text.split("e-")
+        return int(exp) + (len(mantissa.split(".")[1]) if "." in mantissa else 0)
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def checker(p: Param, key: str) -> Any:
+    """The URL check of one numeric Param: validates, keeps the slider's range and steps (LinkValueError)."""
+    options = slider_options(p) if p.default is not None else None
+
+    def check(value: float) -> Any:
+        if p.type is int and not value.is_integer():
+            raise LinkValueError("not a whole number")
+        try:
+            validate_params([p], {p.name: p.type(value)})
+        except InputError as exc:
+            raise LinkValueError(str(exc)) from None
+        if p.default is None:
+            return p.type(value)
+        lo, hi = p.widget_range()
+        if not lo <= value <= hi:
+            raise LinkValueError(f"outside the widget's range {format_number(lo)} … {format_number(hi)}")
+        if options is not None:
+            hit = snap(value, options)
+            if hit is None:
+                near = sorted(options, key=lambda o: abs(math.log(max(o, 1e-300)) - math.log(max(value, 1e-300))))
+                raise LinkValueError(f"not on the slider's 1–2–5 steps; nearest: "
+                                     f"{', '.join(format_number(o) for o in sorted(near[:2]))}")
+            return hit
+        return p.type(value)
+
+    return check
+
+
+def param_widget(p: Param, *, key: str, container: Any = None) -> Any:
+    """One widget for one Param; ``key`` is also the URL query parameter's name."""
+    box = container if container is not None else st
+    kw = dict(key=key, help=help_of(p), box=box, default=p.default, name=label_of(p), shown=_shown)
+    if p.choices is not None:
+        choices = list(p.choices)
+        return kept(box.selectbox, label_of(p), options=choices, codec=choice_codec(choices), **kw)
+    if p.type is bool:
+        return kept(box.toggle, label_of(p), codec=bool_codec(), **kw)
+    if p.type is str:
+        return kept(box.text_input, label_of(p), codec=text_codec(), **kw)
+    if p.default is None:  # an optional number: an empty box means "not given"
+        return kept(box.number_input, label_of(p), min_value=p.low, max_value=p.high,
+                    codec=optional_number_codec(checker(p, key)), **kw)
+    codec = number_codec(checker(p, key))
+    lo, hi = p.widget_range()
+    options = slider_options(p)
+    if options is not None:
+        return kept(box.select_slider, label_of(p), options=options, format_func=format_number, codec=codec, **kw)
     if p.type is int:
         lo_i, hi_i = int(math.ceil(lo)), int(math.floor(hi))
         if hi_i - lo_i <= 200:
-            return box.slider(label_of(p), min_value=lo_i, max_value=hi_i, value=int(p.default), step=1, **kw)
-        return box.number_input(label_of(p), min_value=lo_i if p.low is not None else None,
-                                max_value=hi_i if p.high is not None else None, value=int(p.default), step=1, **kw)
-    step = (hi - lo) / 100 if hi > lo else 0.01
-    return box.slider(label_of(p), min_value=float(lo), max_value=float(hi), value=float(p.default),
-                      step=float(f"{step:.2g}"), **kw)
+            return kept(box.slider, label_of(p), min_value=lo_i, max_value=hi_i, step=1, codec=codec, **kw)
+        return kept(box.number_input, label_of(p), min_value=lo_i if p.low is not None else None,
+                    max_value=hi_i if p.high is not None else None, step=1, codec=codec, **kw)
+    step = linear_step(lo, hi, float(p.default))
+    places = max(decimals(step), 1)
+    return kept(box.slider, label_of(p), min_value=float(lo), max_value=float(hi), step=step,
+                format=f"%.{places}f", codec=codec, **kw)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value)) or "none"
+    return format_number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
 
 
 def param_form(specs: Sequence[Param], *, key: str, container: Any = None) -> dict[str, Any]:
@@ -103,12 +177,31 @@ def param_form(specs: Sequence[Param], *, key: str, container: Any = None) -> di
     return validate_params(specs, values)
 
 
+def choice(label: str, options: Sequence[Any], *, key: str, default: Any = None, widget: str = "selectbox",
+           format_func: Any = str, container: Any = None, **kwargs: Any) -> Any:
+    """A selectbox / radio / segmented control kept in the URL by its option value (readable), not its label."""
+    box = container if container is not None else st
+    options = list(options)
+    default = options[0] if default is None else default
+    return kept(getattr(box, widget), label, options=options, format_func=format_func, key=key, default=default,
+                codec=choice_codec(options, format_func), box=box, **kwargs)
+
+
+def choices(label: str, options: Sequence[Any], *, key: str, default: Sequence[Any], format_func: Any = str,
+            container: Any = None, **kwargs: Any) -> list[Any]:
+    """A multiselect kept in the URL by option values (``m=gd&m=nesterov`` or ``m=gd,nesterov``)."""
+    box = container if container is not None else st
+    options = list(options)
+    return kept(box.multiselect, label, options=options, format_func=format_func, key=key, default=list(default),
+                codec=multi_choice_codec(options, format_func), box=box, **kwargs)
+
+
 def method_picker(methods: Mapping[str, Method], *, key: str, default: Sequence[str], label: str = "Methods",
                   container: Any = None) -> list[str]:
-    """Several methods at once, by name; shows each method's label."""
-    box = container if container is not None else st.sidebar
-    return box.multiselect(label, list(methods), default=list(default), key=key, bind="query-params",
-                           format_func=lambda n: methods[n].label, help="Pick one or more; each gets its own colour.")
+    """Several methods at once; the URL names them by key (``gd``), the widget by label."""
+    return choices(label, list(methods), key=key, default=default, format_func=lambda n: methods[n].label,
+                   container=container if container is not None else st.sidebar,
+                   help="Pick one or more; each gets its own colour, dash and marker.")
 
 
 def method_params(methods: Mapping[str, Method], chosen: Sequence[str], *, key: str,

@@ -195,7 +195,7 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
     if st.session_state.get(f"{key}.stop") and st.session_state.get(partial_key):
         st.warning("Stopped. The curves below are what had been computed; press Run to start again.")
         st.plotly_chart(line_chart(st.session_state[partial_key], spec.x, spec.y, title="Stopped run",
-                                   x_title=spec.x_title, y_title=spec.y_title, log_y=spec.log_y),
+                                   x_title=spec.x_title, y_title=spec.y_title, log_y=spec.log_y, ghost=False),
                         key=f"{key}.partial_chart")
         return results
     if not execute:
@@ -225,7 +225,7 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
             done = (index + _progress(row, rows[0].get(spec.y), spec)) / len(pending)
             bar.progress(min(done, 1.0), text=f"{job.label}: iteration {row.get('iter', '?')}")
             chart.plotly_chart(line_chart(live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
-                                          y_title=spec.y_title, log_y=spec.log_y, color_keys=colors))
+                                          y_title=spec.y_title, log_y=spec.log_y, color_keys=colors, ghost=False))
             return None
 
         try:

@@ -21,6 +21,11 @@ STOPPING = [
           help="stop when the gradient mapping ‖x − P(x − ∇f/L)‖·L falls below this", ui_range=(1e-12, 1e-2)),
     Param("max_iter", 200, int, low=1, high=5000, log=True, help="iteration cap", ui_range=(10, 5000)),
 ]
+# the page's one step and one momentum control (every method's step; heavy ball's β), on 0.05 / 0.01 steps
+STEP_CONTROL = Param("step", 1.0, float, low=0.05, high=3.0, symbol=r"\alpha L", ui_range=(0.05, 3.0),
+                     help="every method steps by α = (this)/L; on a quadratic gradient descent diverges above 2/L")
+BETA_CONTROL = Param("beta", 0.5, float, low=0.0, high=0.99, symbol=r"\beta", ui_range=(0.0, 0.99),
+                     help="heavy ball: x⁺ = x − α∇f(x) + β(x − x⁻); β = 0 is gradient descent")
 CONSTRAINT_TEXT = {
     "none": r"\mathbb{R}^2",
     "box": r"[-1.5,\,0.5]\times[-0.5,\,2.5]",
@@ -100,11 +105,8 @@ def set_beta(value: float) -> None:
 
 def momentum_controls(box, problem_name: str, kappa: float) -> tuple[float, float]:
     """The one step-size and one momentum slider of the page, with the thresholds they teach."""
-    step = box.slider("step α·L", 0.05, 3.0, value=1.0, step=0.05, format="%.2f", key=f"{KEY}.step",
-                      bind="query-params", help="every method steps by α = (this)/L; on a quadratic gradient "
-                      "descent diverges above 2/L")
-    beta = box.slider("heavy-ball momentum β", 0.0, 0.99, value=0.5, step=0.01, format="%.2f", key=f"{KEY}.beta",
-                      bind="query-params", help="x⁺ = x − α∇f(x) + β(x − x⁻); 0 is gradient descent")
+    step = ui.param_widget(STEP_CONTROL, key=f"{KEY}.step", container=box)
+    beta = ui.param_widget(BETA_CONTROL, key=f"{KEY}.beta", container=box)
     if step > 2:
         box.warning(f"α·L = {step:.2f} > 2: beyond gradient descent's divergence threshold 2/L.")
     else:
@@ -147,7 +149,7 @@ def main() -> None:
     follow_problem_default(problem_name)
     stop = ui.param_form(stopping_specs(problem_name), key=f"{KEY}.stop", container=side)
     execute = ui.run_controls(KEY, live_default=True)
-    tabs = st.tabs(["Iterates", "Convergence", "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
     with tabs[0]:
         chart_col, control_col = st.columns([3, 1])
     step, beta = momentum_controls(control_col, problem_name, pp.get("kappa", 1.0))

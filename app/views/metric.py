@@ -88,12 +88,12 @@ def sidebar():
     side.header("Triplets")
     pp = ui.param_form(metric.PROBLEM_PARAMS, key=f"{KEY}.problem", container=side)
     side.header("Screening")
-    configs = side.multiselect("Bounds to compare", list(CONFIGS), default=["naive", "pgb", "rrpb"],
-                               key=f"{KEY}.bounds", format_func=CONFIG_LABELS.get, bind="query-params",
-                               help="Each runs the whole λ-path with path + dynamic screening by that sphere.")
-    rules = side.multiselect("Rules", list(metric.RULES), default=["sphere"], key=f"{KEY}.rules",
-                             format_func=metric.RULE_LABELS.get, bind="query-params",
-                             help="sphere: eq. (4); linear: Thm 3.1; semidefinite: SDLS dual (slow, strongest)")
+    configs = ui.choices("Bounds to compare", list(CONFIGS), default=["naive", "pgb", "rrpb"], container=side,
+                         key=f"{KEY}.bounds", format_func=CONFIG_LABELS.get,
+                         help="Each runs the whole λ-path with path + dynamic screening by that sphere.")
+    rules = ui.choices("Rules", list(metric.RULES), default=["sphere"], key=f"{KEY}.rules", container=side,
+                       format_func=metric.RULE_LABELS.get,
+                       help="sphere: eq. (4); linear: Thm 3.1; semidefinite: SDLS dual (slow, strongest)")
     path_params = ui.param_form(PATH_PARAMS, key=f"{KEY}.path", container=side)
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
     return ds, pp, configs, rules, path_params, stop
@@ -143,8 +143,8 @@ def main() -> None:
                     "rounds": r.solution["path"].rounds} for label, r in results.items() if label in meta}
     st.caption(f"{problem.n_triplets:,} triplets from {problem.X.shape[0]} samples, d = {problem.dim}"
                f"{' (diagonal M)' if problem.diagonal else ''}, γ = {problem.gamma}; λ_max = {lambda_max(problem)[0]:.4g}.")
-    tabs = st.tabs(["Screening", "Time", "Dynamic", "Range", "Radii", "Solution", "Safety", "Geometry", "Data",
-                    "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Screening", "Time", "Dynamic", "Range", "Radii", "Solution", "Safety", "Geometry", "Data",
+                         "Algorithm", "Export"], key=f"{KEY}.view")
     figures: dict[str, go.Figure] = {}
     if not runs:
         with tabs[9]:

@@ -54,7 +54,7 @@ def baseline_solutions(key: str, _problem: mt.MultiTaskProblem) -> dict:
 
 
 def convergence_tab(results, colors, problem, figures) -> None:
-    x_axis = st.radio("x-axis", list(figs.X_AXES), horizontal=True, key=f"{KEY}.xaxis", bind="query-params")
+    x_axis = ui.choice("x-axis", list(figs.X_AXES), widget="radio", horizontal=True, key=f"{KEY}.xaxis")
     figures["gap"] = figs.convergence_figure(results, colors, problem, x_axis)
     st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
     st.caption("F* is the best final objective among the runs (add cvxpy for an independent value on tiny "
@@ -222,8 +222,8 @@ def main() -> None:
                                             max_iter=stop["max_iter"]), key=KEY, execute=execute)
     if not results:
         return
-    tabs = st.tabs(["Convergence", "Structure", "Fit vs baselines", "Eq. (14) explorer", "Sweep", "Data",
-                    "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Convergence", "Structure", "Fit vs baselines", "Eq. (14) explorer", "Sweep", "Data",
+                         "Algorithm", "Export"], key=f"{KEY}.view")
     figures: dict = {}
     with tabs[0]:
         convergence_tab(results, colors, problem, figures)

@@ -302,8 +302,8 @@ def main() -> None:
                                             max_iter=stop["max_iter"]), key=KEY, execute=execute)
     labels = {k: v for k, v in labels.items() if k in results}
     histories = {k: r.history for k, r in results.items()}
-    tabs = st.tabs(["Convergence", "Pareto weights", "Features", "Geometry", "Ablation", "Sensitivity",
-                    "Results table", "Data", "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Convergence", "Pareto weights", "Features", "Geometry", "Ablation", "Sensitivity",
+                         "Results table", "Data", "Algorithm", "Export"], key=f"{KEY}.view")
     figures: dict = {}
     data_key = ui.config_key(ds.meta["key"], problem_params)
     if results:

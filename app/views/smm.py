@@ -66,9 +66,9 @@ def sidebar(ds: Dataset):
     specs = {p.name: p for p in smm.PROBLEM_PARAMS}
     classes = [str(c) for c in ds.classes.tolist()]
     default = "0" if "0" in classes else (classes[-1] if classes else "")
-    positive = side.selectbox("positive class (+1 vs the rest)", classes, index=classes.index(default) if classes else 0,
-                              key=f"{KEY}.positive", bind="query-params",
-                              help="Dataset.binary_task: this class is +1, every other class −1")
+    positive = ui.choice("positive class (+1 vs the rest)", classes, default=default or None, container=side,
+                         key=f"{KEY}.positive",
+                         help="Dataset.binary_task: this class is +1, every other class −1")
     values = ui.param_form([specs["C"], replace(specs["tau"], default=TAU_DEFAULT), replace(specs["upsample"], high=4),
                             specs["scale"]],
                            key=f"{KEY}.problem", container=side)
@@ -180,8 +180,8 @@ def teaching_tab():
                 "Filled markers are support matrices (−λ > 0), green-edged ones the **active** support matrices "
                 "on the margin (0 < −λ < C), hollow ones the non-support matrices. Move C: the margin 2/‖W‖ "
                 "shrinks and so does the number of support matrices, while the active ones stay few.")
-    C = st.select_slider("C", options=[1.0, 10.0, 100.0, 1000.0], value=10.0, key=f"{KEY}.toy_C",
-                         bind="query-params")
+    C = ui.choice("C", [1.0, 10.0, 100.0, 1000.0], default=10.0, widget="select_slider", key=f"{KEY}.toy_C",
+                  format_func=ui.format_number)
     X, y, W, b, roles = toy_solution(float(C))
     out = {"toy": figs.toy_figure(X, y, W, b, roles, C), "pie": figs.role_pie(roles)}
     left, right = st.columns([3, 2])
@@ -263,7 +263,8 @@ def main() -> None:
                           key=KEY, execute=execute) if jobs else {}
     if not chosen:
         st.info("Pick at least one method in the sidebar.")
-    tabs = st.tabs(["Convergence", "Solution", "Path", "Teaching (Fig. 1)", "Data", "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Convergence", "Solution", "Path", "Teaching (Fig. 1)", "Data", "Algorithm", "Export"],
+                        key=f"{KEY}.view")
     figures = {}
     with tabs[0]:
         if results:

@@ -203,8 +203,8 @@ def main() -> None:
     problem = build_problem(train, ui.config_key(data_key), tuple(sorted(problem_params.items())))
     results = ui.run_live(jobs, ui.LiveSpec(y="residual", y_title="residual (24)", x="time", x_title="solver time [s]",
                                             tol=stop["tol"], max_iter=stop["max_iter"]), key=KEY, execute=execute)
-    tabs = st.tabs(["Convergence", "Support & steps", "Solution", "Subset quality", "Sweeps", "Toy 2-D", "Data",
-                    "Algorithm", "Export"])
+    tabs = ui.view_tabs(["Convergence", "Support & steps", "Solution", "Subset quality", "Sweeps", "Toy 2-D", "Data",
+                         "Algorithm", "Export"], key=f"{KEY}.view")
     figures = {}
     histories = {k: r.history for k, r in results.items()}
     with tabs[0]:

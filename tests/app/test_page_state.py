@@ -1,0 +1,225 @@
+"""Page state (issue 13): readable URL values, tolerant parsing of hand-edited links, sliders that return to
+their default, plain-text labels, the open tab and loaded configurations surviving reruns.
+
+Unit tests of the parser and the slider grids, then AppTest runs of the Foundations page (the cheapest page).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+
+import numpy as np
+import pytest
+
+import solvers
+from app.ui.page_state import (
+    LinkValueError, PartialValue, match_choice, multi_choice_codec, parse_number, read_configuration,
+    readable_number, slug,
+)
+from app.ui.params import label_of, linear_step, plain_symbol, slider_options
+from solvers import datasets
+from solvers import foundations as fd
+from solvers.core import Param
+from tests.app_harness import errors, open_page, plotly_figures
+
+
+def every_param() -> list[Param]:
+    """Every Param a page can draw: problem, method, path and generator parameters of every family."""
+    found = []
+    for fam in (*solvers.FAMILIES, "foundations"):
+        module = importlib.import_module(f"solvers.{fam}")
+        for name in dir(module):
+            value = getattr(module, name)
+            if name.endswith("PARAMS") and isinstance(value, (list, tuple)):
+                found += [p for p in value if isinstance(p, Param)]
+        found += [p for m in module.METHODS.values() for p in m.params]
+    found += [p for g in datasets.generators().values() for p in g.params]
+    return list({(p.name, repr(p)): p for p in found}.values())
+
+
+PARAMS = every_param()
+NUMBERS = [p for p in PARAMS if p.type in (int, float) and p.choices is None and p.default is not None]
+
+
+@pytest.mark.parametrize("value, text", [(2000, "2000"), (2000.0, "2000"), (0.001, "0.001"), (1e-8, "1e-8"),
+                                         (0.5346, "0.5346"), (5e-5, "5e-5"), (1e20, "1e20"), (-3.5, "-3.5")])
+def test_numbers_are_written_as_they_are(value, text):
+    assert readable_number(value) == text
+
+
+def test_readable_numbers_read_back_exactly():
+    rng = np.random.default_rng(0)
+    for v in np.concatenate([rng.normal(size=200) * 10.0 ** rng.integers(-12, 12, 200), [0.1, 1 / 3, 2e-308]]):
+        assert parse_number(readable_number(float(v))) == float(v)  # repr round-trips: exact by construction
+
+
+@pytest.mark.parametrize("text", ["2000", "2e3", "2e+03", "2E3", " 2 000 ", "2_000", "2000.0"])
+def test_hand_written_numbers_in_any_notation(text):
+    assert parse_number(text) == 2000.0
+
+
+@pytest.mark.parametrize("text", ["lots", "", "nan", "inf", "1,5"])
+def test_text_that_is_not_a_number_is_refused(text):
+    with pytest.raises(LinkValueError):
+        parse_number(text)
+
+
+def test_choices_by_key_or_label_in_any_case():
+    labels = {m: fd.METHODS[m].label for m in fd.METHODS}
+    for key, label in labels.items():
+        for text in (key, label, label.upper(), key.replace("-", "_")):
+            assert match_choice(text, list(labels), labels.get) == key
+    assert match_choice("10", [1.0, 10.0, 100.0]) == 10.0  # numbers in any notation
+    assert match_choice("1e2", [1.0, 10.0, 100.0]) == 100.0
+    with pytest.raises(LinkValueError, match="allowed: gd, heavy-ball, nesterov"):
+        match_choice("newton", list(labels), labels.get)
+
+
+def test_lists_repeated_or_comma_separated_and_unknown_entries_reported():
+    labels = {m: fd.METHODS[m].label for m in fd.METHODS}
+    codec = multi_choice_codec(list(labels), labels.get)
+    assert codec.parse(["gd,nesterov"]) == ["gd", "nesterov"]
+    assert codec.parse(["gd", "Nesterov / FISTA"]) == ["gd", "nesterov"]
+    assert codec.parse([""]) == []
+    with pytest.raises(PartialValue) as info:
+        codec.parse(["heavy-ball,bogus"])
+    assert info.value.value == ["heavy-ball"] and "'bogus'" in str(info.value)
+    assert codec.write(["gd", "nesterov"]) == ["gd", "nesterov"]
+
+
+@pytest.mark.parametrize("p", NUMBERS, ids=[f"{p.name}={p.default}" for p in NUMBERS])
+def test_every_slider_can_return_to_its_default(p):
+    """A log grid, a 0-plus-log grid, or a linear step from the lower end: the default is one of the positions."""
+    options = slider_options(p)
+    lo, hi = p.widget_range()
+    if options is not None:
+        assert any(math.isclose(o, p.default, rel_tol=1e-12) for o in options)
+        assert all(lo <= o <= hi * (1 + 1e-12) for o in options)
+    elif p.type is float:
+        step = linear_step(lo, hi, float(p.default))
+        k = (p.default - lo) / step
+        assert math.isclose(k, round(k), abs_tol=1e-6), (step, k)
+        assert step <= (hi - lo) / 100 * (1 + 1e-9)
+
+
+def test_tiny_linear_defaults_get_a_log_grid_that_reaches_them():
+    mu = Param("mu", 1e-3, float, low=0, ui_range=(0.0, 10.0))
+    options = slider_options(mu)
+    assert options[0] == 0.0 and 1e-3 in options and 10.0 in options
+    assert sum(1 for o in options if 0 < o <= 1) >= 6  # 1–2–5 steps, not a jump 0 → 0.1
+
+
+@pytest.mark.parametrize("p", PARAMS, ids=[f"{p.name}" for p in PARAMS])
+def test_labels_are_plain_text(p):
+    label = label_of(p)
+    assert "$" not in label and "\\" not in label and "{" not in label
+
+
+@pytest.mark.parametrize("latex, text", [(r"\gamma_0", "γ₀"), (r"\hat\varepsilon", "ε̂"), (r"d_{\max}", "d_max"),
+                                         (r"\\lambda", "λ"), (r"\alpha L", "α L"), ("r_2", "r₂"), ("C", "C")])
+def test_paper_symbols_as_unicode(latex, text):
+    assert plain_symbol(latex) == text
+
+
+def test_view_slugs_are_readable():
+    assert slug("Support & steps") == "support-steps" and slug("Eq. (14) explorer") == "eq-14-explorer"
+
+
+def test_a_configuration_reads_from_json_or_a_link():
+    exported = json.dumps({"link": {"fd.methods": ["gd"], "fd.stop.max_iter": "2000", "sp.other": "1"},
+                           "config": {}, "histories": []})
+    assert read_configuration(exported, "fd.") == {"fd.methods": ["gd"], "fd.stop.max_iter": "2000"}
+    link = "http://localhost:8501/foundations?fd.methods=gd&fd.methods=nesterov&fd.view=convergence"
+    assert read_configuration(link, "fd.") == {"fd.methods": ["gd", "nesterov"], "fd.view": "convergence"}
+    for bad, why in (("{not json", "not JSON"), ('{"config": {}}', "no \"link\""),
+                     ('{"link": {"sp.problem.s": "3"}}', "another page")):
+        with pytest.raises(LinkValueError, match=why):
+            read_configuration(bad, "fd.")
+
+
+# ------------------------------------------------------------------------------------------------ AppTest
+def url(at, key: str) -> list[str]:
+    """The URL's values for ``key`` as a list (AppTest gives a single value as a string)."""
+    value = at.query_params.get(key, [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+def test_a_hand_written_link_reproduces_the_configuration():
+    at = open_page("foundations", query={"fd.methods": "gd,nesterov", "fd.stop.max_iter": "2000",
+                                         "fd.problem.kappa": "100", "fd.view": "convergence"})
+    assert not at.exception and not errors(at), errors(at)
+    assert at.multiselect(key="fd.methods").value == ["gd", "nesterov"]
+    assert at.select_slider(key="fd.stop.max_iter").value == 2000
+    assert at.select_slider(key="fd.problem.kappa").value == 100
+    assert at.session_state["fd.view"] == "Convergence"
+    # written back readable: method keys, plain numbers, the view's slug
+    assert url(at, "fd.methods") == ["gd", "nesterov"]
+    assert url(at, "fd.stop.max_iter") == ["2000"] and url(at, "fd.view") == ["convergence"]
+
+
+def test_unusable_link_values_are_named_never_dropped_silently():
+    at = open_page("foundations", query={"fd.methods": "gd,newton", "fd.stop.max_iter": "lots",
+                                         "fd.problem.kappa": "123", "fd.view": "nowhere"})
+    assert not at.exception
+    shown = " ".join(errors(at))
+    assert "fd.methods = 'gd,newton'" in shown and "'newton'" in shown
+    assert "fd.stop.max_iter = 'lots'" in shown and "not a number" in shown
+    assert "fd.problem.kappa = '123'" in shown and "nearest: 100, 200" in shown
+    assert "fd.view = 'nowhere'" in shown and "iterates" in shown
+    assert at.multiselect(key="fd.methods").value == ["gd"]  # the usable part is kept
+    # the notice stays while the default is shown, and goes once the user changes that widget
+    at.select_slider(key="fd.stop.max_iter").set_value(500).run()
+    shown = " ".join(errors(at))
+    assert "fd.stop.max_iter" not in shown and "fd.problem.kappa" in shown
+
+
+def test_the_open_tab_and_the_widgets_survive_reruns():
+    at = open_page("foundations")
+    at.session_state["fd.view"] = "Convergence"  # what clicking the tab does
+    at.run()
+    at.select_slider(key="fd.problem.kappa").set_value(200).run()
+    at.slider(key="fd.m.gd.step").set_value(1.5).run()
+    assert not at.exception and not errors(at)
+    assert at.session_state["fd.view"] == "Convergence"
+    assert url(at, "fd.view") == ["convergence"] and url(at, "fd.problem.kappa") == ["200"]
+    assert url(at, "fd.m.gd.step") == ["1.5"]
+
+
+def test_the_exported_json_loads_back():
+    at = open_page("foundations", query={"fd.methods": "heavy-ball", "fd.stop.max_iter": "500"})
+    at.slider(key="fd.m.heavy-ball.beta").set_value(0.9).run()
+    exported = json.dumps({"link": {k: url(at, k) for k in at.query_params}})
+    fresh = open_page("foundations")
+    assert fresh.multiselect(key="fd.methods").value == list(fd.METHODS)
+    fresh.file_uploader(key="fd.load_file").upload("foundations-run.json", exported.encode(), "application/json")
+    fresh.run()
+    assert not fresh.exception and not errors(fresh), errors(fresh)
+    assert any("Loaded 3 setting(s)" in s.value for s in fresh.success)
+    assert fresh.multiselect(key="fd.methods").value == ["heavy-ball"]
+    assert fresh.select_slider(key="fd.stop.max_iter").value == 500
+    assert fresh.slider(key="fd.m.heavy-ball.beta").value == 0.9
+
+
+def test_a_json_from_another_page_is_refused_with_a_message():
+    at = open_page("foundations")
+    at.file_uploader(key="fd.load_file").upload("sparse-run.json", b'{"link": {"sp.problem.s": "3"}}',
+                                                "application/json")
+    at.run()
+    assert not at.exception
+    assert any("another page" in e for e in errors(at)), errors(at)
+
+
+def test_presentation_mode_enlarges_fonts_and_keeps_the_previous_run_as_a_ghost():
+    at = open_page("foundations", query={"fd.view": "convergence"})
+    gap = next(f for f in plotly_figures(at) if "gap" in f["layout"]["title"]["text"])
+    assert gap["layout"]["xaxis"]["tickfont"]["size"] >= 14 and gap["layout"]["xaxis"]["title"]["font"]["size"] >= 16
+    at.toggle(key="present").set_value(True).run()
+    at.select_slider(key="fd.problem.kappa").set_value(200).run()  # a new run: the kappa = 20 curves become ghosts
+    assert not at.exception and not errors(at), errors(at)
+    gap = next(f for f in plotly_figures(at) if "gap" in f["layout"]["title"]["text"])
+    assert gap["layout"]["xaxis"]["tickfont"]["size"] >= 16 and gap["layout"]["yaxis"]["tickfont"]["size"] >= 16
+    names = [t.get("name", "") for t in gap["data"]]
+    assert {f"before: {m.label}" for m in fd.METHODS.values()} <= set(names)
+    assert url(at, "present") == ["true"]
+    assert any(e.label == "About this page" for e in at.expander)  # the summary folds away: chart first

@@ -1,0 +1,149 @@
+"""Page state in a real browser (issue 13): the open tab survives a rerun and a reload, a hand-written link
+with readable values reproduces the configuration, the shared link and the exported JSON round-trip, and an
+exported HTML figure renders with the network blocked.
+
+Foundations is the page used: the cheapest one, and every page builds its state with the same module.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from .conftest import ARTIFACTS
+from .test_browser import assert_no_exception, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+
+def selected_tab(page) -> str:
+    return page.locator("[role='tab'][aria-selected='true']").first.inner_text().strip()
+
+
+def query(page) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query, keep_blank_values=True)
+
+
+def methods_shown(page) -> list[str]:
+    box = page.get_by_test_id("stSidebar").get_by_test_id("stMultiSelect").filter(has_text="Methods").first
+    text = box.get_by_test_id("stMultiSelectTagsContainer").inner_text()
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def open_share_panel(page):
+    panel = page.get_by_test_id("stSidebar").get_by_test_id("stExpander").filter(has_text="Share or load this view")
+    panel.get_by_text("Share or load this view").click()
+    return panel
+
+
+def test_the_open_tab_survives_a_rerun_and_a_reload(page, app_url):
+    page.goto(f"{app_url}/foundations")
+    wait_for_app(page)
+    page.get_by_role("tab", name="Convergence").click()
+    wait_for_app(page)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Run", exact=True).click()  # a new run
+    wait_for_app(page)
+    assert selected_tab(page) == "Convergence"
+    assert query(page).get("fd.view") == ["convergence"]
+    page.reload()
+    wait_for_app(page)
+    assert selected_tab(page) == "Convergence"
+    assert_no_exception(page)
+
+
+def test_a_hand_written_link_reproduces_the_configuration(page, app_url):
+    page.goto(f"{app_url}/foundations?fd.methods=gd,nesterov&fd.stop.max_iter=2000&fd.view=convergence")
+    wait_for_app(page)
+    assert methods_shown(page) == ["Gradient descent", "Nesterov / FISTA"]
+    slider = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(has_text="max_iter").first
+    assert "2000" in slider.inner_text() and "e+" not in slider.inner_text()
+    assert selected_tab(page) == "Convergence"
+    assert page.get_by_test_id("stAlert").count() == 0 or not page.get_by_test_id("stAlert").filter(
+        has_text="cannot be used").count()
+    page.screenshot(path=str(ARTIFACTS / "foundations-hand-written-link.png"))
+    page.goto(f"{app_url}/foundations?fd.methods=gd,newton")
+    wait_for_app(page)
+    page.get_by_test_id("stAlert").filter(has_text="fd.methods").filter(has_text="newton").first.wait_for()
+    assert methods_shown(page) == ["Gradient descent"]
+    assert_no_exception(page)
+
+
+def test_the_copied_link_reproduces_the_view(browser, app_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{app_url}/foundations?fd.methods=heavy-ball&fd.problem.kappa=100")
+        wait_for_app(page)
+        page.get_by_role("tab", name="Convergence").click()
+        wait_for_app(page)
+        panel = open_share_panel(page)
+        code = panel.get_by_test_id("stCode")
+        link = code.inner_text().strip()
+        code.hover()
+        copy = code.locator("button").first
+        if copy.count():
+            copy.click()
+            copied = page.evaluate("navigator.clipboard.readText()")
+            assert copied.strip() == link
+        assert {"fd.methods": ["heavy-ball"], "fd.problem.kappa": ["100"], "fd.view": ["convergence"]}.items() \
+            <= query_of(link).items()
+        other = context.new_page()
+        other.set_default_timeout(90_000)
+        other.goto(link)
+        wait_for_app(other)
+        assert methods_shown(other) == ["Heavy ball"] and selected_tab(other) == "Convergence"
+        assert_no_exception(other)
+    finally:
+        context.close()
+
+
+def query_of(link: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(link).query, keep_blank_values=True)
+
+
+def export_tab_download(page, button_text: str, target: Path) -> Path:
+    page.get_by_role("tab", name="Export").click()
+    wait_for_app(page)
+    with page.expect_download() as info:
+        page.get_by_role("button", name=button_text).first.click()
+    info.value.save_as(str(target))
+    return target
+
+
+def test_the_exported_json_loads_back(page, app_url, tmp_path: Path):
+    page.goto(f"{app_url}/foundations?fd.methods=nesterov&fd.stop.max_iter=500")
+    wait_for_app(page)
+    saved = export_tab_download(page, "Histories + configuration (JSON)", tmp_path / "foundations-run.json")
+    page.goto(f"{app_url}/foundations")
+    wait_for_app(page)
+    assert len(methods_shown(page)) == 3
+    panel = open_share_panel(page)
+    panel.locator("input[type='file']").set_input_files(str(saved))
+    wait_for_app(page)
+    page.get_by_text("Loaded").first.wait_for()
+    assert methods_shown(page) == ["Nesterov / FISTA"]
+    assert query(page).get("fd.stop.max_iter") == ["500"] and query(page).get("fd.view") == ["export"]
+    assert_no_exception(page)
+
+
+def test_an_exported_figure_renders_with_the_network_blocked(page, browser, app_url, tmp_path: Path):
+    page.goto(f"{app_url}/foundations")
+    wait_for_app(page)
+    saved = export_tab_download(page, "Figure “gap” (HTML, works offline)", tmp_path / "gap.html")
+    offline = browser.new_context(offline=True, viewport={"width": 1000, "height": 700})
+    blocked: list[str] = []
+    offline.route("**/*", lambda route: (blocked.append(route.request.url), route.abort())
+                  if route.request.url.startswith("http") else route.continue_())
+    try:
+        view = offline.new_page()
+        view.goto(saved.as_uri())
+        view.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+        assert view.evaluate("typeof window.Plotly") == "object"
+        assert view.locator(".js-plotly-plot .scatterlayer .trace").count() >= 3  # the three methods' curves
+        view.screenshot(path=str(ARTIFACTS / "foundations-gap-offline.png"))
+        assert not [u for u in blocked if "plotly" in u], blocked
+    finally:
+        offline.close()
