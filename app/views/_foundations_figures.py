@@ -153,9 +153,9 @@ def _add_animation(fig: go.Figure, paths: list[pd.DataFrame], styles: list[dict]
         return [float(x[i]) for x, i in zip(xs, idx)], [float(y[i]) for y, i in zip(ys, idx)]
 
     ks = np.unique(np.r_[np.round(np.linspace(0, last, FRAMES)).astype(int), last])
-    x_last, y_last = at(last)
+    x_start, y_start = at(0)  # the scrubber starts at k = 0 so that ▶ Play (from the current frame) runs forward
     symbols = [style["symbol"].replace("-open", "") for style in styles]
-    fig.add_trace(go.Scatter(x=x_last, y=y_last, mode="markers", name="iterate k", hoverinfo="skip",
+    fig.add_trace(go.Scatter(x=x_start, y=y_start, mode="markers", name="iterate k", hoverinfo="skip",
                              marker=dict(size=15, color=colors, symbol=symbols, line=dict(color="black", width=1.5))))
     marker_trace = len(fig.data) - 1
     fig.frames = [go.Frame(data=[go.Scatter(x=x, y=y)], traces=[marker_trace], name=str(k))
@@ -168,6 +168,6 @@ def _add_animation(fig: go.Figure, paths: list[pd.DataFrame], styles: list[dict]
                                    args=[None, dict(frame=dict(duration=150, redraw=False), fromcurrent=True,
                                                     transition=dict(duration=0), mode="immediate")]),
                               dict(label="❚❚ Pause", method="animate", args=[[None], still])])],
-        sliders=[dict(active=len(ks) - 1, x=0.18, len=0.82, y=-0.04, yanchor="top", pad=dict(t=0),
+        sliders=[dict(active=0, x=0.18, len=0.82, y=-0.04, yanchor="top", pad=dict(t=0),
                       currentvalue=dict(prefix="iteration k = ", font=dict(size=14)),
                       steps=[dict(label=str(k), method="animate", args=[[str(k)], still]) for k in ks])])
