@@ -126,8 +126,8 @@ def iterates_figure(problem: fd.Problem2D, problem_key: str, results: dict, meth
                              hovertemplate="click: start here (%{x:.1f}, %{y:.1f})<extra></extra>"))
     fig.update_xaxes(range=list(xr), constrain="domain")
     fig.update_yaxes(range=list(yr), scaleanchor="x")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), clickmode="event+select",
-                      margin=dict(b=150))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.34, x=0), clickmode="event+select",
+                      margin=dict(b=220))
     fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom",
                        showarrow=False, align="left", font=dict(size=13))
     _add_animation(fig, [paths[label] for label in order], [STYLE.get(methods[label], STYLE["heavy-ball"]) for label in order],
@@ -160,14 +160,15 @@ def _add_animation(fig: go.Figure, paths: list[pd.DataFrame], styles: list[dict]
     marker_trace = len(fig.data) - 1
     fig.frames = [go.Frame(data=[go.Scatter(x=x, y=y)], traces=[marker_trace], name=str(k))
                   for k, (x, y) in ((k, at(int(k))) for k in ks)]
-    still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
+    # redraw=True: without it Plotly drops the contour (not an animatable trace) on the first frame
+    still = dict(frame=dict(duration=0, redraw=True), mode="immediate", transition=dict(duration=0))
     fig.update_layout(
-        updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.06, xanchor="left", yanchor="top",
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.2, xanchor="left", yanchor="top",
                           showactive=False, pad=dict(t=0, r=8), buttons=[
                               dict(label="▶ Play", method="animate",
-                                   args=[None, dict(frame=dict(duration=150, redraw=False), fromcurrent=True,
+                                   args=[None, dict(frame=dict(duration=150, redraw=True), fromcurrent=True,
                                                     transition=dict(duration=0), mode="immediate")]),
                               dict(label="❚❚ Pause", method="animate", args=[[None], still])])],
-        sliders=[dict(active=0, x=0.18, len=0.82, y=-0.04, yanchor="top", pad=dict(t=0),
-                      currentvalue=dict(prefix="iteration k = ", font=dict(size=14)),
+        sliders=[dict(active=0, x=0.2, len=0.8, y=-0.17, yanchor="top", pad=dict(t=0),
+                      currentvalue=dict(prefix="iteration k = ", xanchor="right", font=dict(size=14)),
                       steps=[dict(label=str(k), method="animate", args=[[str(k)], still]) for k in ks])])

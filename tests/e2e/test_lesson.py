@@ -12,15 +12,19 @@ from .test_browser import assert_no_exception, wait_for_app
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
+def scrubber_label(page):
+    """The scrubber's "iteration k = …" label (Plotly's slider current value)."""
+    return page.locator(".slider-container text", has_text="iteration k =").first
+
+
 def current_iteration(page) -> int:
-    text = page.locator("text.slider-current-value").first.text_content()
-    return int(re.search(r"k = (\d+)", text).group(1))
+    return int(re.search(r"k = (\d+)", scrubber_label(page).text_content()).group(1))
 
 
 def test_play_advances_the_iterate_and_pause_holds_it(page, app_url):
     page.goto(f"{app_url}/foundations")
     wait_for_app(page)
-    page.locator("text.slider-current-value").first.wait_for(state="visible")
+    scrubber_label(page).wait_for(state="visible")
     assert current_iteration(page) == 0
     page.locator("g.updatemenu-button", has_text="Play").first.click()
     page.wait_for_timeout(1500)
