@@ -32,10 +32,12 @@ def assert_no_exception(page) -> None:
 
 def upload(page, path: Path) -> None:
     sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text("Upload", exact=True).wait_for(state="visible")
-    sidebar.get_by_text("Upload", exact=True).click()
+    # the sidebar also holds "Share or load this view" (drawn last) with its own file box labelled Upload
+    source = sidebar.get_by_role("radiogroup", name="Data source").get_by_text("Upload", exact=True)
+    source.wait_for(state="visible")
+    source.click()
     wait_for_app(page)
-    sidebar.locator("input[type='file']").set_input_files(str(path))
+    sidebar.locator("input[type='file']").first.set_input_files(str(path))
     wait_for_app(page)
 
 
