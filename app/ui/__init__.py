@@ -66,6 +66,8 @@ API
   ``choices(...)`` (multiselect) and ``slider(label, min, max, value, step, key=...)`` for a page's own controls; "Share or load this view" (copy link, load an
   exported JSON) is added to the sidebar by ``run_page``.
 - ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
+- ``Preset(slug, title, values, claim)``, ``preset_buttons(presets, *, key) -> Preset | None``: one-click
+  scenarios that set widget values (call before those widgets); ``?preset=<slug>`` applies one from a link.
 
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
@@ -76,6 +78,7 @@ from .export import export_panel, histories_long
 from .layout import page_header, run_page
 from .params import choice, choices, format_number, method_params, method_picker, param_form, param_widget, slider
 from .page_state import link_state, share_panel, view_tabs
+from .presets import Preset, apply_preset, preset_buttons
 from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
 from .runs import (
     Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
@@ -87,4 +90,5 @@ __all__ = [
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
     "smm_cost", "sparse_cost", "choice", "choices", "format_number", "slider", "view_tabs", "share_panel", "link_state",
+    "Preset", "apply_preset", "preset_buttons",
 ]

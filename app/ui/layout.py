@@ -9,21 +9,23 @@ import streamlit as st
 from solvers.core import InputError
 
 from .charts import PRESENT_KEY, presenting
+from .glossary import explain
 from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
 
 log = logging.getLogger(__name__)
 
 
-def page_header(title: str, paper: str, summary: str) -> None:
-    """Title, paper and what to look at; in presentation mode the text folds away so the chart comes first."""
+def page_header(title: str, paper: str, summary: str, family: str | None = None) -> None:
+    """Title, paper and what to look at; in presentation mode the text folds away so the chart comes first.
+    Paper references in the summary ("seed 001", "(24)") are explained in words on hover (the help icon)."""
     st.title(title)
     if presenting():
         with st.expander("About this page"):
             st.caption(paper)
-            st.markdown(summary)
+            st.markdown(summary, help=explain(summary, family) or None)
         return
     st.caption(paper)
-    st.markdown(summary)
+    st.markdown(summary, help=explain(summary, family) or None)
 
 
 def presentation_toggle() -> bool:

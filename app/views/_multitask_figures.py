@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app import ui
+from app.ui.glossary import explain_figure
 from solvers.core import Result
 from solvers.multitask import Point, critical_points, gamma_of_t
 
@@ -36,7 +37,7 @@ def convergence_figure(results, colors, problem, x_axis: str) -> go.Figure:
     star_label, f_star = best_run(results)
     x, x_title = X_AXES[x_axis]
     histories = gap_histories(results, f_star)
-    fig = ui.line_chart(histories, x, "gap", log_y=True, log_x=x_axis == "iteration",
+    fig = ui.line_chart(histories, x, "gap", log_y=True, log_x=True,  # fast methods squeeze against zero on a linear time axis
                         title=f"Objective gap F(Z_k) − F* (F* = best final value, from {star_label})",
                         x_title=x_title, y_title="F(Z_k) − F*  (objective units)", color_keys=colors)
     if x_axis != "iteration":
@@ -54,7 +55,8 @@ def convergence_figure(results, colors, problem, x_axis: str) -> go.Figure:
             name = "Thm A.1: 2L_k‖Z₀−Z*‖²/k²" if method == "apg" else "PG: L_k‖Z₀−Z*‖²/(2k)"
             ui.add_reference(fig, k, bound, name, dash="dash" if method == "apg" else "dot",
                              color=ui.method_color(method))
-    return fig
+    fig.update_layout(title_text=fig.layout.title.text + " — guides: Theorem A.1")
+    return explain_figure(fig, "multitask")
 
 
 def lipschitz_figure(results, colors) -> go.Figure:
@@ -63,13 +65,18 @@ def lipschitz_figure(results, colors) -> go.Figure:
                          x_title="iteration k", y_title="L_k (1/step size)", color_keys=colors)
 
 
-def spectrum_over_iterations(result: Result, column: str, title: str, y_title: str, top: int = 10) -> go.Figure:
+def spectrum_over_iterations(result: Result, column: str, title: str, y_title: str, top: int = 10,
+                             relative: bool = False) -> go.Figure:
+    """The top spectrum per iteration; ``relative`` divides by the largest value of each iteration (σ_i/σ_1 on a
+    log axis), which shows the gap after the h-th value open up instead of flat lines decades apart."""
     h = result.history
     fig = ui.base_figure(title, "iteration k", y_title, log_y=column == "sv_U")
     if column not in h:
         return fig
     values = np.array([np.pad(np.asarray(v, float)[:top], (0, max(0, top - len(v))), constant_values=np.nan)
                        for v in h[column]])
+    if relative:
+        values = values / np.where(values[:, :1] > 0, values[:, :1], np.nan)
     for i in range(values.shape[1]):
         ys = values[:, i]
         if np.all(np.isnan(ys)):
@@ -77,6 +84,16 @@ def spectrum_over_iterations(result: Result, column: str, title: str, y_title: s
         fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(ys) if column == "sv_U" else ys, mode="lines",
                                  name=f"#{i + 1}"))
     return fig
+
+
+def hline(y: float, xref: str, yref: str, **line) -> dict:
+    """A horizontal line across one subplot (xref "x", "x2", … spans its domain)."""
+    return dict(type="line", xref=f"{xref} domain", yref=yref, x0=0, x1=1, y0=y, y1=y, line=line)
+
+
+def vline(x: float, xref: str, yref: str, **line) -> dict:
+    """A vertical line across one subplot."""
+    return dict(type="line", xref=xref, yref=f"{yref} domain", x0=x, x1=x, y0=0, y1=1, line=line)
 
 
 def tightness(sol: dict, h: int, eta: float) -> tuple[float, float]:
@@ -92,11 +109,12 @@ def spectra_bars(sol: dict, h: int, eta: float) -> go.Figure:
                                                        "singular values σ_i of U*"))
     eig = sol["eig_M"]
     fig.add_trace(go.Bar(x=np.arange(1, len(eig) + 1), y=eig, name="eig(M*)", marker_color="#009E73"), 1, 1)
-    fig.add_hline(y=1.0, line_dash="dash", row=1, col=1)
     sv = sol["sv_U"]
     fig.add_trace(go.Bar(x=np.arange(1, len(sv) + 1), y=ui.positive(sv), name="σ(U*)", marker_color="#0072B2"), 1, 2)
+    shapes = [hline(1.0, "x", "y", dash="dash")]
     if 0 < h < len(sv):
-        fig.add_vline(x=h + 0.5, line_dash="dot", row=1, col=2)
+        shapes.append(vline(h + 0.5, "x2", "y2", dash="dot"))
+    fig.update_layout(shapes=shapes)  # one pass: add_hline/add_vline on subplots re-validate every shape (seconds)
     fig.update_yaxes(title_text="eigenvalue", row=1, col=1)
     fig.update_yaxes(title_text="σ_i (log)", type="log", row=1, col=2)
     fig.update_xaxes(title_text="index i", row=1, col=1)
@@ -146,11 +164,14 @@ def gamma_explorer_figure(sigma: np.ndarray, eta: float, h: int, t_opt: float | 
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("Γ(t) = Σ γ_i(t), non-increasing (Theorem C.1)", "γ_i(t), Eq. (78)"))
     fig.add_trace(go.Scatter(x=ts, y=G, name="Γ(t)", line=dict(color="#000000", width=3)), 1, 1)
-    fig.add_hline(y=h, line_dash="dash", annotation_text=f"h = {h}", row=1, col=1)
+    shapes = [hline(h, "x", "y", dash="dash")]
     if bracket is not None:
-        fig.add_vrect(x0=bracket[0], x1=bracket[1], fillcolor="#E69F00", opacity=0.2, line_width=0, row=1, col=1)
-    for t in np.r_[tl, tu]:
-        fig.add_vline(x=t, line_width=0.5, line_color="#999999", row=1, col=1)
+        shapes.append(dict(type="rect", xref="x", yref="y domain", x0=bracket[0], x1=bracket[1], y0=0, y1=1,
+                           fillcolor="#E69F00", opacity=0.2, line_width=0, layer="below"))
+    shapes += [vline(t, "x", "y", width=0.5, color="#999999") for t in np.r_[tl, tu]]
+    fig.update_layout(shapes=shapes)  # one pass: 25 add_vline calls took 10 s on the 2-core machine
+    fig.add_annotation(x=1, xref="x domain", y=h, yref="y", text=f"h = {h}", showarrow=False, xanchor="right",
+                       yanchor="bottom")
     if t_opt is not None:
         fig.add_trace(go.Scatter(x=[t_opt], y=[h], mode="markers", name="t_opt",
                                  marker=dict(symbol="star", size=14, color="gold", line=dict(color="black", width=1))),
@@ -162,7 +183,7 @@ def gamma_explorer_figure(sigma: np.ndarray, eta: float, h: int, t_opt: float | 
     fig.update_yaxes(title_text="Γ(t)", row=1, col=1)
     fig.update_yaxes(title_text="γ_i(t) ∈ [0, 1]", row=2, col=1)
     fig.update_layout(height=620, title="Eq. (14) explorer: the parametric search of Appendix C")
-    return fig
+    return explain_figure(fig, "multitask")
 
 
 def sweep_heatmap(table: pd.DataFrame, metric: str) -> go.Figure:
@@ -170,5 +191,7 @@ def sweep_heatmap(table: pd.DataFrame, metric: str) -> go.Figure:
     fig = go.Figure(go.Heatmap(z=pivot.to_numpy(), x=[f"{a:g}" for a in pivot.columns], y=pivot.index,
                                colorscale="Viridis", colorbar=dict(title=metric)))
     fig.update_layout(title=f"Mean test {metric} over (h, α) at fixed β (h = 0: single-task ridge)",
-                      xaxis_title="α (log grid)", yaxis_title="h (shared dimension)", height=420)
+                      xaxis_title="α (log grid, one column per value)", yaxis_title="h (shared dimension)", height=420)
+    # numeric-looking labels would make Plotly pick a linear axis (3 of 5 log-spaced columns become slivers)
+    fig.update_xaxes(type="category")
     return fig

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app import ui
+from app.ui.glossary import explain_figure
 from solvers.core import Result
 
 
@@ -45,13 +46,14 @@ def residual_with_events(results: Mapping[str, Result], labels: Mapping[str, str
             fig.add_vline(x=r.info["identified_at"], line=dict(color=color, dash="dot"),
                           annotation_text=f"{label}: subspace identified", annotation_position="top right")
     fig.update_xaxes(rangemode="nonnegative")
-    return fig
+    return explain_figure(fig, "sparse")
 
 
 def support_changes(results: Mapping[str, Result], labels: Mapping[str, str]) -> go.Figure:
-    return ui.line_chart({k: r.history for k, r in results.items()}, "iter", "support_changes",
-                         title="Support changes |Jₖ₊₁ Δ Jₖ| per iteration (finite identification, Thm 2.1 b)",
-                         x_title="iteration k", y_title="indices entering + leaving", color_keys=labels, markers=True)
+    fig = ui.line_chart({k: r.history for k, r in results.items()}, "iter", "support_changes",
+                        title="Support changes |Jₖ₊₁ Δ Jₖ| per iteration (finite identification, Thm 2.1 b)",
+                        x_title="iteration k", y_title="indices entering + leaving", color_keys=labels, markers=True)
+    return explain_figure(fig, "sparse")
 
 
 def extrapolation_steps(results: Mapping[str, Result], labels: Mapping[str, str]) -> go.Figure:

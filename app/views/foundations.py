@@ -1,11 +1,16 @@
 """Foundations: gradient descent, heavy ball and Nesterov/FISTA, projected or not, on 2-D problems."""
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
+from app.views import _foundations_figures as figs
+from app.views._presets import PRESETS
 from solvers import foundations as fd
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
@@ -16,6 +21,11 @@ STOPPING = [
           help="stop when the gradient mapping ‖x − P(x − ∇f/L)‖·L falls below this", ui_range=(1e-12, 1e-2)),
     Param("max_iter", 200, int, low=1, high=5000, log=True, help="iteration cap", ui_range=(10, 5000)),
 ]
+# the page's one step and one momentum control (every method's step; heavy ball's β), on 0.05 / 0.01 steps
+STEP_CONTROL = Param("step", 1.0, float, low=0.05, high=3.0, symbol=r"\alpha L", ui_range=(0.05, 3.0),
+                     help="every method steps by α = (this)/L; on a quadratic gradient descent diverges above 2/L")
+BETA_CONTROL = Param("beta", 0.5, float, low=0.0, high=0.99, symbol=r"\beta", ui_range=(0.0, 0.99),
+                     help="heavy ball: x⁺ = x − α∇f(x) + β(x − x⁻); β = 0 is gradient descent")
 CONSTRAINT_TEXT = {
     "none": r"\mathbb{R}^2",
     "box": r"[-1.5,\,0.5]\times[-0.5,\,2.5]",
@@ -29,35 +39,6 @@ def check_planar(ds: Dataset) -> None:
         raise InputError(f"{ds.name} has {ds.n_features} features; the plane needs exactly 2")
     if ds.task != "classification" or len(ds.classes) != 2:
         raise InputError(f"{ds.name} needs two classes for logistic regression")
-
-
-def contour_figure(problem: fd.Problem2D, results: dict, labels: dict) -> go.Figure:
-    (x_lo, x_hi), (y_lo, y_hi) = fd.WINDOW
-    xs, ys = np.linspace(x_lo, x_hi, 140), np.linspace(y_lo, y_hi, 140)
-    Z = np.array([[problem.f(np.array([a, b])) for a in xs] for b in ys])
-    fig = ui.base_figure("Iterates on the level sets of f", "x₁", "x₂", height=560)
-    fig.add_trace(go.Contour(x=xs, y=ys, z=np.log10(Z - Z.min() + 1e-3), colorscale="Blues", reversescale=True,
-                             ncontours=30, showscale=True, colorbar=dict(title="log₁₀(f − min f)"),
-                             contours=dict(coloring="heatmap"), name="f", hoverinfo="skip", opacity=0.85))
-    line = dict(color="#444444", width=3)
-    if problem.constraint == "box":
-        (bx0, bx1), (by0, by1) = fd.BOX
-        fig.add_shape(type="rect", x0=bx0, x1=bx1, y0=by0, y1=by1, line=line)
-    elif problem.constraint == "l0":
-        fig.add_trace(go.Scatter(x=[x_lo, x_hi], y=[0, 0], mode="lines", line=line, name="feasible set"))
-        fig.add_trace(go.Scatter(x=[0, 0], y=[y_lo, y_hi], mode="lines", line=line, showlegend=False))
-    elif problem.constraint == "capped-simplex":
-        fig.add_trace(go.Scatter(x=[1, 0], y=[0, 1], mode="lines", line=line, name="feasible set"))
-    for label, r in results.items():
-        h = r.history
-        fig.add_trace(go.Scatter(x=h["x"], y=h["y"], name=label, mode="lines+markers",
-                                 line=ui.method_line(labels[label]), marker=ui.method_marker(labels[label])))
-    fig.add_trace(go.Scatter(x=[problem.x_star[0]], y=[problem.x_star[1]], mode="markers", name="minimiser x*",
-                             marker=dict(symbol="star", size=16, color="gold", line=dict(color="black", width=1))))
-    fig.update_xaxes(range=[x_lo, x_hi], constrain="domain")
-    fig.update_yaxes(range=[y_lo, y_hi], scaleanchor="x")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0))
-    return fig
 
 
 def gap_figure(problem: fd.Problem2D, results: dict, labels: dict, max_iter: int) -> go.Figure:
@@ -91,18 +72,72 @@ def algorithm_tab(constraint: str) -> None:
                 "global minimiser $x^*$ (found here by brute force over both axes).")
 
 
+def stopping_specs(problem_name: str) -> list[Param]:
+    """Rosenbrock's L (the largest Hessian norm over the window) makes α = 1/L tiny: 2000 iterations by default."""
+    if problem_name != "rosenbrock":
+        return STOPPING
+    return [STOPPING[0], dataclasses.replace(STOPPING[1], default=2000)]
+
+
+def follow_problem_default(problem_name: str) -> None:
+    """A change of objective moves the iteration cap to the new objective's default, unless the user changed it."""
+    state, cap = st.session_state, f"{KEY}.stop.max_iter"
+    previous = state.get(f"{KEY}.shown_problem")
+    state[f"{KEY}.shown_problem"] = problem_name
+    if previous is None or previous == problem_name or cap not in state:
+        return
+    if state[cap] == stopping_specs(previous)[1].default:
+        state[cap] = stopping_specs(problem_name)[1].default
+
+
+def set_start_from_click() -> None:
+    """The iterate plot's click (a point of its invisible start grid) moves the start sliders."""
+    selection = st.session_state.get(f"{KEY}.contour")
+    points = (selection or {}).get("selection", {}).get("points", [])
+    if len(points) == 1 and "x" in points[0] and "y" in points[0]:
+        st.session_state[f"{KEY}.problem.x0"] = float(np.clip(points[0]["x"], *fd.WINDOW[0]))
+        st.session_state[f"{KEY}.problem.y0"] = float(np.clip(points[0]["y"], *fd.WINDOW[1]))
+
+
+def set_beta(value: float) -> None:
+    st.session_state[f"{KEY}.beta"] = value
+
+
+def momentum_controls(box, problem_name: str, kappa: float) -> tuple[float, float]:
+    """The one step-size and one momentum slider of the page, with the thresholds they teach."""
+    step = ui.param_widget(STEP_CONTROL, key=f"{KEY}.step", container=box)
+    beta = ui.param_widget(BETA_CONTROL, key=f"{KEY}.beta", container=box)
+    if step > 2:
+        box.warning(f"α·L = {step:.2f} > 2: beyond gradient descent's divergence threshold 2/L.")
+    else:
+        box.caption(f"α·L = {step:.2f} ≤ 2 (gradient descent diverges above 2/L).")
+    if problem_name == "quadratic":
+        best = figs.heavy_ball_beta_star(step, kappa)
+        alpha_opt, beta_opt = figs.polyak_optimum(kappa)
+        box.markdown(f"Optimal β at this step for κ = {kappa:g}: **β\\* = {best:.3f}** "
+                     f"(rate √β\\* = {math.sqrt(best):.3f} per step). Polyak's best pair: α·L = {alpha_opt:.2f}, "
+                     f"β = {beta_opt:.2f}.")
+        # rounded up to the slider's 0.01 steps: below β* the slowest mode's roots turn real and its rate jumps
+        box.button("Use β*", key=f"{KEY}.use_beta_star", on_click=set_beta, args=(min(math.ceil(best * 100) / 100, 0.99),),
+                   help="set the β slider to β* (rounded up to its 0.01 steps)")
+    return step, beta
+
+
 def main() -> None:
     ui.page_header(fd.TITLE, fd.PAPER,
-                   "Move the step-size and momentum sliders and watch the iterates and the gap change. "
-                   "Projection onto a box, the ℓ0 ball (seed 001) or the capped simplex (seed 000) turns each "
-                   "method into its projected version.")
+                   "Move the step size α and the momentum β next to the plot and watch the paths and the gap "
+                   "change; click the plot to start somewhere else; ▶ Play replays the iterations. "
+                   "Projection onto a box, the ℓ0 ball (sparse vectors, as in the Sparse page) or the capped "
+                   "simplex (the Multi-task page's eigenvalue set) turns each method into its projected version.")
+    ui.preset_buttons(PRESETS["foundations"], key=KEY)
     side = st.sidebar
     side.header("Problem")
     # show only the settings the chosen objective uses (κ for the quadratic, μ for logistic regression)
     unused = {"quadratic": {"mu"}, "rosenbrock": {"kappa", "mu"}, "logistic": {"kappa"}}
     problem_spec = next(p for p in fd.PROBLEM_PARAMS if p.name == "problem")
     problem_name = ui.param_widget(problem_spec, key=f"{KEY}.problem.problem", container=side)
-    shown = [p for p in fd.PROBLEM_PARAMS if p.name != "problem" and p.name not in unused[problem_name]]
+    shown = [p for p in fd.PROBLEM_PARAMS
+             if p.name not in {"problem", "x0", "y0"} and p.name not in unused[problem_name]]
     pp = {"problem": problem_name, **ui.param_form(shown, key=f"{KEY}.problem", container=side)}
     ds = None
     if pp["problem"] == "logistic":
@@ -111,33 +146,46 @@ def main() -> None:
             return
     side.header("Methods")
     chosen = ui.method_picker(fd.METHODS, key=f"{KEY}.methods", default=list(fd.METHODS), container=side)
-    per_method = ui.method_params(fd.METHODS, chosen, key=f"{KEY}.m", container=side)
-    stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
+    follow_problem_default(problem_name)
+    stop = ui.param_form(stopping_specs(problem_name), key=f"{KEY}.stop", container=side)
     execute = ui.run_controls(KEY, live_default=True)
+    tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
+    with tabs[0]:
+        chart_col, control_col = st.columns([3, 1])
+    step, beta = momentum_controls(control_col, problem_name, pp.get("kappa", 1.0))
+    control_col.markdown("**Start point** (or click the plot)")
+    start = {p.name: ui.param_widget(p, key=f"{KEY}.problem.{p.name}", container=control_col)
+             for p in fd.PROBLEM_PARAMS if p.name in ("x0", "y0")}
+    pp.update(start)
+    per_method = {m: {"step": step, **({"beta": beta} if m == "heavy-ball" else {})} for m in chosen}
     if not chosen:
-        st.info("Pick at least one method in the sidebar.")
+        chart_col.info("Pick at least one method in the sidebar.")
         return
     problem = fd.make_problem(ds, **pp)  # unused settings keep make_problem's defaults
     data_key = ds.meta["key"] if ds is not None else None
-    labels = {fd.METHODS[m].label: m for m in chosen}
+    problem_key = ui.config_key(KEY, data_key, pp)
+    methods = {fd.METHODS[m].label: m for m in chosen}
     jobs = [ui.Job(fd.METHODS[m].label, ui.config_key(KEY, data_key, pp, m, per_method[m], stop),
                    lambda cb, m=m: fd.solve(problem, m, callback=cb, **stop, **per_method[m]), color=m)
             for m in chosen]
-    results = ui.run_live(jobs, ui.LiveSpec(y="gap", y_title="f(xₖ) − f*", tol=None, max_iter=stop["max_iter"]),
-                          key=KEY, execute=execute)
-    tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
+    with chart_col:
+        results = ui.run_live(jobs, ui.LiveSpec(y="gap", y_title="f(xₖ) − f*", tol=None, max_iter=stop["max_iter"]),
+                              key=KEY, execute=execute)
     figures = {}
-    with tabs[0]:
-        figures["iterates"] = contour_figure(problem, results, labels)
-        st.plotly_chart(figures["iterates"], key=f"{KEY}.contour")
+    note = f"α = {step:.2f}/L" + (f", β = {beta:.2f}" if "heavy-ball" in chosen else "")
+    figures["iterates"] = figs.iterates_figure(problem, problem_key, results, methods, note)
+    with chart_col:
+        st.plotly_chart(figures["iterates"], key=f"{KEY}.contour", on_select=set_start_from_click,
+                        selection_mode="points")
         st.caption(f"L = {problem.L:.4g}{' (largest Hessian norm over the window)' if pp['problem'] == 'rosenbrock' else ''}; "
-                   f"f* = {problem.f_star:.6g} at x* = ({problem.x_star[0]:.4f}, {problem.x_star[1]:.4f}).")
+                   f"f* = {problem.f_star:.6g} at x* = ({problem.x_star[0]:.4f}, {problem.x_star[1]:.4f}). "
+                   "Gradient descent is the wide translucent line, heavy ball dashed, Nesterov dotted.")
     with tabs[1]:
-        figures["gap"] = gap_figure(problem, results, labels, stop["max_iter"])
+        figures["gap"] = gap_figure(problem, results, methods, stop["max_iter"])
         st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
         figures["grad_map"] = ui.line_chart({k: r.history for k, r in results.items()}, "iter", "grad_map",
                                             log_y=True, title="Gradient mapping (the stopping measure)",
-                                            x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖", color_keys=labels)
+                                            x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖", color_keys=methods)
         st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
         if results:
             st.dataframe(ui.summary_table(results, "grad_map"), hide_index=True)

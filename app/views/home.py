@@ -1,4 +1,5 @@
-"""Home: what the lab is, and one card per family with its paper and what you can see there."""
+"""Home: what the lab is, a suggested lesson order (links that open a page with a preset), and one card per
+family with its paper and what you can see there."""
 from __future__ import annotations
 
 import importlib
@@ -6,9 +7,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from app.views._presets import LESSON, PRESETS
 from solvers import FAMILIES, datasets
 
 PAGES = Path(__file__).parent
+TITLES = {"foundations": "Foundations", "sparse": "Sparse ℓ0", "multitask": "Multi-task", "smm": "SMM",
+          "metric": "Metric learning", "npsvc": "NPSVC++"}
 CARDS = {
     "foundations": "Gradient descent, heavy ball and Nesterov/FISTA on 2-D problems, with projections onto a box, "
                    "the ℓ0 ball and the capped simplex: the building blocks of the five papers.",
@@ -19,6 +23,20 @@ CARDS = {
     "metric": "Triplet metric learning with safe screening: screening rate per bound and rule along the λ-path.",
     "npsvc": "Nonparallel SVMs and NPSVC++: Pareto weights, per-class objectives, t-SNE of learned features.",
 }
+
+
+def lesson_order() -> None:
+    """A 50-minute class: each step opens its page with a preset applied (?preset=<slug>)."""
+    st.subheader("A lesson in 50 minutes")
+    st.caption("Each link opens the page with a preset already applied; the page says what to look at.")
+    for number, (page, slug, minutes, point) in enumerate(LESSON, start=1):
+        if not (PAGES / f"{page}.py").is_file():
+            continue
+        preset = next((p for p in PRESETS.get(page, []) if p.slug == slug), None)
+        label = f"{number}. {TITLES[page]}" + (f" — {preset.title}" if preset else "") + f" ({minutes} min)"
+        c1, c2 = st.columns([2, 3])
+        c1.page_link(f"views/{page}.py", label=label, query_params={"preset": slug} if preset else None)
+        c2.caption(point)
 
 
 def family_module(name: str):
@@ -40,6 +58,8 @@ st.markdown(
 where = datasets.data_dir()
 st.caption(f"Real datasets are read from {where}." if where else
            "No data directory found: set SOLVERS_DATA to use the papers' real datasets; bundled and synthetic data work.")
+lesson_order()
+st.subheader("The pages")
 for row_start in range(0, len(FAMILIES) + 1, 3):
     cols = st.columns(3)
     for col, name in zip(cols, (["foundations", *FAMILIES])[row_start:row_start + 3]):

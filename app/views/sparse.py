@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
+from app.views._presets import PRESETS
 from app.views._sparse_algorithm import algorithm_tab
 from app.views._sparse_quality import quality_tab
 from app.views._sparse_figures import (
@@ -168,6 +169,7 @@ def main() -> None:
                    "Pick data, a loss and s, then compare PG with the paper's accelerations: extrapolation inside "
                    "a subspace (APG) and Newton steps once the support is identified (APG+). Watch the residual "
                    "(24) against time and gradient evaluations, the support settling, and the final coefficients.")
+    ui.preset_buttons(PRESETS["sparse"], key=KEY)
     side = st.sidebar
     side.header("Data")
     ds = ui.dataset_picker("sparse", key=f"{KEY}.data", bundled=("diabetes", "breast_cancer"),

@@ -1,7 +1,10 @@
-"""AppTest of the Home and Foundations pages: default run, each method, extremes, bad uploads."""
+"""AppTest of the Home and Foundations pages: default run, each method, extremes, bad uploads, presets, controls."""
+import base64
+
 import numpy as np
 import pytest
 
+from app.views import _foundations_figures as figs
 from solvers import foundations as fd
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
@@ -38,10 +41,10 @@ def test_each_method_on_each_constraint(method, constraint):
 
 def test_extreme_sliders_do_not_break_the_page():
     at = open_page("foundations")
-    at.slider(key="fd.m.gd.step").set_value(2.5).run()  # beyond 2/L: gradient descent diverges, visibly
+    at.slider(key="fd.step").set_value(3.0).run()  # beyond 2/L: gradient descent diverges, visibly
     at.select_slider(key="fd.problem.kappa").set_value(1e4).run()
     at.select_slider(key="fd.stop.max_iter").set_value(5000).run()
-    at.slider(key="fd.m.heavy-ball.beta").set_value(0.99).run()
+    at.slider(key="fd.beta").set_value(0.99).run()
     assert_clean(at)
     statuses = [r for r in at.dataframe[0].value["status"]]
     assert set(statuses) <= {"converged", "max_iter", "diverged"}
@@ -93,3 +96,130 @@ def test_manual_mode_waits_for_run_and_cache_returns_results():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_walk_over_all_widgets(seed):
     random_walk("foundations", seed=seed, steps=10)
+
+
+def summary(at) -> dict:
+    """The Convergence tab's summary table, by method label."""
+    return at.dataframe[0].value.set_index("method").to_dict("index")
+
+
+def as_array(values) -> np.ndarray:
+    """A trace's coordinates: a list, or Plotly's typed array {"dtype", "bdata" (base64)}."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
+    return np.array(values, float)
+
+
+def iterate_paths(at) -> dict:
+    """Each method's drawn path (x, y arrays) on the iterate plot, by legend label."""
+    fig = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Iterates"))
+    return {t["name"]: (as_array(t["x"]), as_array(t["y"])) for t in fig["data"]
+            if t.get("name") in {m.label for m in fd.METHODS.values()}}
+
+
+def press_preset(at, slug):
+    at.button(key=f"fd.preset.{slug}").click().run()
+    assert_clean(at)
+    assert any(i.value.startswith("**") for i in at.info), "the applied preset states its claim"
+    return at
+
+
+def test_preset_heavy_ball_overshoots_and_gradient_descent_does_not():
+    at = press_preset(open_page("foundations"), "heavy-ball-overshoots")
+    problem = fd.make_problem(None, problem="quadratic", kappa=at.select_slider(key="fd.problem.kappa").value)
+    start = np.array([at.slider(key="fd.problem.x0").value, at.slider(key="fd.problem.y0").value]) - problem.x_star
+    paths = iterate_paths(at)
+    # (x_k − x*)·(x_0 − x*) < 0 means the iterate is on the far side of x*; step 1/L gradient descent keeps every
+    # eigen-component's sign (factor 1 − λ/L ≥ 0), so for it the product stays positive.
+    along = {label: ((x - problem.x_star[0]) * start[0] + (y - problem.x_star[1]) * start[1]) / (start @ start)
+             for label, (x, y) in paths.items()}
+    assert along["Heavy ball"].min() < -0.01
+    assert along["Gradient descent"].min() > 0
+
+
+def test_preset_step_above_two_over_L_diverges():
+    at = press_preset(open_page("foundations"), "gd-diverges")
+    assert at.slider(key="fd.step").value > 2
+    assert summary(at)["Gradient descent"]["status"] == "diverged"
+
+
+def test_preset_nesterov_beats_gradient_descent():
+    at = press_preset(open_page("foundations"), "nesterov-beats-gd")
+    rows = summary(at)
+    assert rows["Nesterov / FISTA"]["objective"] < 1e-2 * rows["Gradient descent"]["objective"]
+
+
+def test_preset_rosenbrock_momentum_follows_the_valley():
+    at = press_preset(open_page("foundations"), "rosenbrock-valley")
+    rows = summary(at)
+    assert rows["Gradient descent"]["objective"] > 1  # f* = 0 at (1, 1)
+    assert rows["Heavy ball"]["objective"] < 0.1 and rows["Nesterov / FISTA"]["objective"] < 0.1
+
+
+def test_preset_from_a_link_is_applied_once():
+    at = open_page("foundations", query={"preset": "gd-diverges"})
+    assert_clean(at)
+    assert at.multiselect(key="fd.methods").value == ["gd"] and at.slider(key="fd.step").value == 2.2
+    assert "preset" not in at.query_params
+    bad = open_page("foundations", query={"preset": "no-such-thing"})
+    assert any("no-such-thing" in w.value for w in bad.warning)
+
+
+def test_rosenbrock_moves_visibly_by_default():
+    at = open_page("foundations")
+    at.selectbox(key="fd.problem.problem").select("rosenbrock").run()
+    assert at.select_slider(key="fd.stop.max_iter").value == 2000
+    assert summary(at)["Nesterov / FISTA"]["objective"] < 0.1  # from f(x0) = 12.5
+    at.selectbox(key="fd.problem.problem").select("quadratic").run()
+    assert at.select_slider(key="fd.stop.max_iter").value == 200
+
+
+def test_one_step_and_one_momentum_control_drive_every_method():
+    at = open_page("foundations")
+    assert not [e for e in at.sidebar.expander if "parameters" in e.label], "no per-method expanders: the controls sit next to the chart"
+    before = summary(at)
+    at.slider(key="fd.step").set_value(0.5).run()
+    after = summary(at)
+    assert all(after[m]["objective"] != before[m]["objective"] for m in before)
+    at.slider(key="fd.beta").set_value(0.0).run()  # β = 0: heavy ball is gradient descent
+    rows = summary(at)
+    assert rows["Heavy ball"]["objective"] == pytest.approx(rows["Gradient descent"]["objective"], rel=1e-9)
+
+
+def test_beta_star_button_matches_the_quadratic_rate_formula():
+    at = open_page("foundations")
+    at.button(key="fd.use_beta_star").click().run()
+    kappa, step = at.select_slider(key="fd.problem.kappa").value, at.slider(key="fd.step").value
+    beta = at.slider(key="fd.beta").value
+    assert 0 <= beta - figs.heavy_ball_beta_star(step, kappa) < 0.01
+    # independent check: β* gives the smallest spectral radius of the heavy-ball iteration over a grid of β
+    def radius(b):
+        worst = 0.0
+        for lam in np.linspace(1 / kappa, 1.0, 200):
+            T = np.array([[1 + b - step * lam, -b], [1, 0]])
+            worst = max(worst, np.abs(np.linalg.eigvals(T)).max())
+        return worst
+    grid = np.linspace(0, 0.99, 100)
+    assert radius(beta) <= min(radius(b) for b in grid) + 0.01
+
+
+def test_start_point_sliders_move_the_paths_and_the_plot_animates():
+    at = open_page("foundations")
+    at.slider(key="fd.problem.x0").set_value(1.6).run()
+    at.slider(key="fd.problem.y0").set_value(-0.8).run()
+    assert_clean(at)
+    paths = iterate_paths(at)
+    assert all(x[0] == pytest.approx(1.6) and y[0] == pytest.approx(-0.8) for x, y in paths.values())
+    fig = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Iterates"))
+    assert len(fig["frames"]) > 10 and fig["layout"]["sliders"][0]["steps"]
+    labels = [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]]
+    assert any("Play" in lab for lab in labels) and any("Pause" in lab for lab in labels)
+
+
+def test_heavy_ball_stays_in_the_plot_window():
+    at = open_page("foundations")
+    at.slider(key="fd.beta").set_value(0.99).run()
+    fig = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Iterates"))
+    (x_lo, x_hi), (y_lo, y_hi) = fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["range"]
+    x, y = iterate_paths(at)["Heavy ball"]
+    assert x_lo <= x.min() and x.max() <= x_hi and y_lo <= y.min() and y.max() <= y_hi

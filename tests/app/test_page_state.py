@@ -179,16 +179,16 @@ def test_the_open_tab_and_the_widgets_survive_reruns():
     at.session_state["fd.view"] = "Convergence"  # what clicking the tab does
     at.run()
     at.select_slider(key="fd.problem.kappa").set_value(200).run()
-    at.slider(key="fd.m.gd.step").set_value(1.5).run()
+    at.slider(key="fd.step").set_value(1.5).run()
     assert not at.exception and not errors(at)
     assert at.session_state["fd.view"] == "Convergence"
     assert url(at, "fd.view") == ["convergence"] and url(at, "fd.problem.kappa") == ["200"]
-    assert url(at, "fd.m.gd.step") == ["1.5"]
+    assert url(at, "fd.step") == ["1.5"]
 
 
 def test_the_exported_json_loads_back():
     at = open_page("foundations", query={"fd.methods": "heavy-ball", "fd.stop.max_iter": "500"})
-    at.slider(key="fd.m.heavy-ball.beta").set_value(0.9).run()
+    at.slider(key="fd.beta").set_value(0.9).run()
     exported = json.dumps({"link": {k: url(at, k) for k in at.query_params}})
     fresh = open_page("foundations")
     assert fresh.multiselect(key="fd.methods").value == list(fd.METHODS)
@@ -198,7 +198,7 @@ def test_the_exported_json_loads_back():
     assert any("Loaded 3 setting(s)" in s.value for s in fresh.success)
     assert fresh.multiselect(key="fd.methods").value == ["heavy-ball"]
     assert fresh.select_slider(key="fd.stop.max_iter").value == 500
-    assert fresh.slider(key="fd.m.heavy-ball.beta").value == 0.9
+    assert fresh.slider(key="fd.beta").value == 0.9
 
 
 def test_a_json_from_another_page_is_refused_with_a_message():

@@ -1,7 +1,11 @@
 """AppTest of the multitask page: default run, each method, losses, extreme sliders, bad input, random walk."""
+import base64
+
+import numpy as np
 import pytest
 
 from solvers import multitask as mt
+from app.views import _multitask_figures as figs
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
 
@@ -9,11 +13,26 @@ def test_default_run_draws_the_methods_bounds_and_baselines():
     at = open_page("multitask")
     assert_clean(at)
     names = trace_names(at)
-    assert {"APG", "PG", "BCD", "Single-task (h = 0)", "Pooled", "Γ(t)", "t_opt"} <= names
+    # PG is one click away; no t_opt marker: at the tight default every γ_i* is 0 or 1 (none in the middle)
+    assert {"APG", "BCD", "Single-task (h = 0)", "Pooled", "Γ(t)"} <= names
     assert any(n and n.startswith("Thm A.1") for n in names)
     gap = next(f for f in plotly_figures(at) if "Objective gap" in f["layout"]["title"]["text"])
     assert gap["layout"]["yaxis"]["type"] == "log" and gap["layout"]["xaxis"]["title"]["text"]
     assert any("η = β/α" in c.value for c in at.sidebar.caption)
+
+
+def test_default_shows_the_promised_spectrum():
+    """The page's story at its defaults: M* has exactly h unit eigenvalues (the relaxation is tight), checked
+    from the drawn spectrum, and σ_h/σ_{h+1} of U* clears the threshold 1 + 1/η."""
+    at = open_page("multitask")
+    assert_clean(at)
+    h = at.slider(key="mt.problem.h.d30").value
+    bars = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"] == "Structure of the solution")
+    eig = np.sort(as_array(bars["data"][0]["y"]))[::-1]
+    assert np.allclose(eig[:h], 1, atol=1e-6) and np.allclose(eig[h:], 0, atol=1e-6)
+    assert any("tight" in s.value for s in at.success)
+    ratio, threshold = (float(m.value) if m.value != "∞" else np.inf for m in at.metric[:2])
+    assert ratio > threshold
 
 
 @pytest.mark.parametrize("method", ["apg", "pg", "bcd", "cvxpy"])
@@ -123,3 +142,17 @@ def test_school_from_the_data_directory():
     click_run(at)
     assert_clean(at)
     assert {"BCD", "Single-task (h = 0)", "Pooled"} <= trace_names(at)
+
+
+def as_array(values) -> np.ndarray:
+    """A trace's values: a list, or Plotly's typed array {"dtype", "bdata" (base64)}."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
+    return np.array(values, float)
+
+
+def test_sweep_heatmap_puts_alpha_on_a_categorical_axis():
+    import pandas as pd
+    table = pd.DataFrame([{"alpha": a, "h": h, "error": a + h} for a in (1e-3, 1e-2, 1e-1, 1, 10) for h in (0, 1)])
+    fig = figs.sweep_heatmap(table, "RMSE")
+    assert fig.layout.xaxis.type == "category" and len(fig.data[0].x) == 5

@@ -1,0 +1,72 @@
+"""Every page's named scenarios, in one place so that Home's lesson order can link to them.
+
+Each preset sets the widgets its claim depends on (keys are the pages' widget keys, values the widgets' own
+value types); tests apply each one and check the claim from the page's results.
+"""
+from __future__ import annotations
+
+from app.ui.presets import Preset
+
+FOUNDATIONS = [
+    Preset("heavy-ball-overshoots", "Ill-conditioned quadratic: heavy ball overshoots",
+           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 1000.0,
+            "fd.methods": ["gd", "heavy-ball"], "fd.step": 1.0, "fd.beta": 0.9, "fd.stop.max_iter": 200},
+           "With β = 0.9 heavy ball swings past the minimiser x* and back; gradient descent creeps towards it "
+           "without ever crossing (press ▶ Play to watch).",),
+    Preset("gd-diverges", "Step above 2/L: gradient descent diverges",
+           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 20.0,
+            "fd.methods": ["gd"], "fd.step": 2.2, "fd.stop.max_iter": 200},
+           "At α = 2.2/L the steepest direction is multiplied by |1 − αL| = 1.2 > 1 every step: the gap grows "
+           "geometrically and the run stops as diverged."),
+    Preset("nesterov-beats-gd", "κ = 1000: Nesterov's momentum beats gradient descent",
+           {"fd.problem.problem": "quadratic", "fd.problem.constraint": "none", "fd.problem.kappa": 1000.0,
+            "fd.methods": ["gd", "nesterov"], "fd.step": 1.0, "fd.stop.max_iter": 500},
+           "After 500 iterations Nesterov/FISTA's gap is orders of magnitude below gradient descent's "
+           "(Convergence tab): the O(1/k²) against the O(1/k) guide."),
+    Preset("rosenbrock-valley", "Rosenbrock: momentum walks the banana valley",
+           {"fd.problem.problem": "rosenbrock", "fd.problem.constraint": "none",
+            "fd.methods": ["gd", "heavy-ball", "nesterov"], "fd.step": 1.0, "fd.beta": 0.9,
+            "fd.stop.max_iter": 2000},
+           "In 2000 steps of α = 1/L gradient descent barely enters the curved valley while heavy ball and "
+           "Nesterov follow it to within 0.1 of f*."),
+]
+
+
+_MT_DATA = {"mt.data.source": "synthetic", "mt.data.generator": "multitask-subspace",
+            "mt.data.gen.multitask-subspace.d": 30, "mt.data.gen.multitask-subspace.h_true": 3}
+MULTITASK = [
+    Preset("tight-relaxation", "η = 10: M* has exactly h unit eigenvalues",
+           {**_MT_DATA, "mt.problem.alpha": 0.1, "mt.problem.beta": 1.0, "mt.problem.h.d30": 3,
+            "mt.methods": ["apg", "bcd"]},
+           "Structure tab: the eigenvalues of M* are h ones and zeros, σ_h/σ_{h+1} of U* clears the threshold "
+           "1 + 1/η, so the convex solution also solves the non-convex problem."),
+    Preset("loose-relaxation", "η = 0.1, h below the truth: the relaxation is not tight",
+           {**_MT_DATA, "mt.problem.alpha": 0.1, "mt.problem.beta": 0.01, "mt.problem.h.d30": 2,
+            "mt.methods": ["apg", "bcd"]},
+           "Structure tab: M* keeps fractional eigenvalues strictly between 0 and 1 (the threshold 1 + 1/η = 11 "
+           "is not reached), the case the Eq. (14) explorer dissects."),
+]
+SPARSE = [
+    Preset("apg-plus-identifies", "APG+ identifies the support in a few steps",
+           {"sp.data.source": "synthetic", "sp.data.generator": "sparse-regression", "sp.problem.loss": "ls",
+            "sp.methods": ["pg", "apg+"]},
+           "Support & steps tab: APG+'s support stops changing within the first iterations and its Newton phase "
+           "finishes in a handful of steps, while PG needs many times more iterations to the same tolerance."),
+]
+PRESETS = {"foundations": FOUNDATIONS, "multitask": MULTITASK, "sparse": SPARSE}
+
+# Home's suggested order for a 50-minute class: (page, preset slug or None, minutes, what to point at)
+LESSON = [
+    ("foundations", "gd-diverges", 5, "The step size: 2/L is the line between converging and diverging."),
+    ("foundations", "heavy-ball-overshoots", 7, "Momentum: heavy ball overshoots on an ill-conditioned "
+                                                "quadratic; press “Use β*” for the optimal momentum."),
+    ("foundations", "nesterov-beats-gd", 5, "Acceleration: O(1/k²) against O(1/k) on the Convergence tab."),
+    ("foundations", "rosenbrock-valley", 3, "Non-convex: momentum follows the curved valley."),
+    ("sparse", "apg-plus-identifies", 10, "Projection onto the ℓ0 ball, extrapolation and Newton steps once "
+                                          "the support is found."),
+    ("multitask", "tight-relaxation", 7, "A convex relaxation that is exact: the spectrum of M*."),
+    ("multitask", "loose-relaxation", 3, "…and when it is not."),
+    ("smm", None, 4, "Nuclear-norm classifiers: ALM-SNCG against ADMMs."),
+    ("metric", None, 3, "Safe screening: triplets removed before solving."),
+    ("npsvc", None, 3, "Several objectives at once: Pareto weights per class."),
+]
