@@ -24,10 +24,12 @@ FROM_PANEL = object()  # run_grid's default client: whatever the sidebar's panel
 
 
 @st.cache_resource(show_spinner="Starting the Dask cluster…")
-def _client(workers: int | None, scheduler: str | None):
-    """A client kept open for the server's lifetime (the local cluster's processes end with the server)."""
+def _connection(workers: int | None, scheduler: str | None) -> ExitStack:
+    """A client kept open for the server's lifetime (the local cluster's processes end with the server), held
+    in its ExitStack: st.cache_resource refuses to cache a Client itself, which is awaitable."""
     stack = ExitStack()
-    return stack.enter_context(executor(workers=workers, scheduler=scheduler, timeout=5))
+    stack.client = stack.enter_context(executor(workers=workers, scheduler=scheduler, timeout=5))
+    return stack
 
 
 def cluster_panel(key: str = "sweep"):
@@ -44,7 +46,7 @@ def cluster_panel(key: str = "sweep"):
         workers = int(box.number_input("workers", 1, max(1, os.cpu_count() or 1) * 2, os.cpu_count() or 1,
                                        key=f"{key}.workers"))
     try:
-        client = _client(workers, scheduler)
+        client = _connection(workers, scheduler).client
         info = cluster_info(client)
     except (InputError, OSError) as exc:
         box.error(f"{exc}\n\nSweeps run in this process instead.")

@@ -99,3 +99,27 @@ def test_with_no_retries_a_killed_worker_gives_its_job_an_error_row():
                           on_row=kill_the_worker).table
     assert table.loc[0, "status"] == "ok"
     assert table.loc[1, "status"] == "error" and "KilledWorker" in table.loc[1, "error"]
+
+
+def test_the_app_shows_the_connected_cluster_and_runs_its_grid_there(client, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from app.ui.sweep import _connection
+
+    from .test_app_widget import streaming_page
+
+    address = client.scheduler.address
+    monkeypatch.setenv("OPTLAB_SCHEDULER", address)
+    at = AppTest.from_function(streaming_page, default_timeout=120).run()
+    try:
+        panel = " ".join(m.value for m in at.sidebar.markdown)
+        assert "**2** workers, **2** threads" in panel and address in panel
+        at.session_state["stop_after"] = 2
+        at.button(key="t.live_run").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        table = at.dataframe[0].value
+        assert (table["status"] == "ok").sum() >= 2 and set(table["status"]) <= {"ok", "cancelled"}
+        assert set(table.loc[table["status"] == "ok", "pid"]) <= set(client.run(os.getpid).values())
+    finally:
+        _connection(None, address).close()  # the page keeps its client for the server's life; end it here
+        _connection.clear()
