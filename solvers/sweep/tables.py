@@ -2,7 +2,8 @@
 public functions, so a table on a cluster equals the one ``python -m solvers.bench FAMILY`` prints serially.
 
 ``python -m solvers.bench npsvc --part accuracy --workers N`` (NPSVC++ Table 2) and
-``python -m solvers.bench sparse tables --workers N`` (sparse Tables 7–10), or ``--scheduler ADDRESS``, land here.
+``python -m solvers.bench sparse tables --workers N`` (sparse Tables 7–10) and ``python -m solvers.bench metric
+--workers N`` (metric Tables 4 and 2), or ``--scheduler ADDRESS``, land here.
 """
 from __future__ import annotations
 
@@ -149,6 +150,71 @@ def sparse_tables(argv: list[str], client) -> int:
     return 0 if result.errors.empty and result.cancelled == 0 else 1
 
 
+METRIC_CELL = ("dataset", "trial")
+SIZE, RUN = "size:", "run:"  # prefixes of a metric trial's flattened results: problem sizes, per-label numbers
+
+
+def metric_trial_job(config: dict, data=None) -> dict:
+    """One trial (subsample seed = seed + trial) of the metric Table 4 / Table 2 protocol on one dataset: the
+    naive path and every screened configuration side by side in the job's process
+    (``solvers.metric.bench.run_trial``, as the serial run), flattened to ``size:*`` and ``run:LABEL:KEY``."""
+    from ..metric.bench import load_for_bench, run_trial
+
+    ds = load_for_bench(config["dataset"])
+    if ds is None:
+        raise InputError(f"{config['dataset']}: its data file is not in this worker's data directory (SOLVERS_DATA)")
+    args = argparse.Namespace(**{k: v for k, v in config.items() if k not in METRIC_CELL})
+    sizes, runs = run_trial(ds, config["dataset"], config["trial"], args)
+    return {**{SIZE + k: v for k, v in sizes.items()},
+            **{f"{RUN}{label}:{k}": v for label, numbers in runs.items() for k, v in numbers.items()}}
+
+
+def metric_trials(cells: pd.DataFrame) -> list[tuple[dict, dict[str, dict]]]:
+    """A dataset's finished trials back as ``run_trial``'s (sizes, {label: numbers}), in trial order."""
+    trials = []
+    for cell in cells.sort_values("trial").to_dict("records"):
+        # counts come back as floats when another row of the table lacks them (NaN); they are whole numbers
+        sizes = {k[len(SIZE):]: int(v) if isinstance(v, float) and v.is_integer() else v
+                 for k, v in cell.items() if k.startswith(SIZE)}
+        runs: dict[str, dict] = {}
+        for key, value in cell.items():
+            if key.startswith(RUN) and not pd.isna(value):
+                label, number = key[len(RUN):].rsplit(":", 1)
+                runs.setdefault(label, {})[number] = value
+        trials.append((sizes, runs))
+    return trials
+
+
+def metric_table(argv: list[str], client) -> int:
+    """Metric Table 4 / Table 2 (``python -m solvers.bench metric ...``) with every (dataset, trial) a job.
+
+    A trial's timings are ratios measured inside one job, so they stay side by side wherever it runs."""
+    from ..metric.bench import dataset_names, format_table, parse, protocol, summarize_trials
+
+    args = parse(argv)
+    names = dataset_names(args)
+    configs = expand({"dataset": names, "trial": list(range(args.trials))}, fixed=vars(args))
+    ready = warm_up(client, [__name__, "solvers.metric.bench"])
+    print(f"## metric Table {args.table} as {len(configs)} jobs on {describe(client)} (imports on the workers: "
+          f"{ready:.1f} s)\n", flush=True)
+    start = time.perf_counter()
+    result = run_sweep(metric_trial_job, configs, client=client, on_row=print_progress)
+    elapsed = time.perf_counter() - start
+    table = result.table
+    rows = []
+    for name in names:
+        ok = table[(table["dataset"] == name) & (table["status"] == "ok")]
+        if ok.empty:
+            rows.append({"dataset": name, "method": f"(no trial finished: {table.loc[table['dataset'] == name, 'error'].iloc[0]})"})
+            continue
+        rows.extend(summarize_trials(name, metric_trials(ok), args))
+    print(protocol(args))
+    print(format_table(rows))
+    print(f"\nsweep: {len(configs)} jobs, {int((table['status'] == 'ok').sum())} ok, {len(result.errors)} errors, "
+          f"{result.cancelled} cancelled, {elapsed:.1f} s wall", flush=True)
+    return 0 if result.errors.empty and result.cancelled == 0 else 1
+
+
 def describe(client) -> str:
     if client is None:
         return "this process (serial)"
@@ -166,5 +232,6 @@ def print_progress(row: dict, done: int, total: int) -> None:
     print(f"[{done}/{total}] {cell}: {row['status']}, {row['seconds']:.2f} s{detail}", file=sys.stderr, flush=True)
 
 
-CELL_KEYS = ("dataset", "split", "loss", "kappa", "method")
-TABLES: dict[str, Callable[[list[str], object], int]] = {"npsvc": npsvc_table2, "sparse": sparse_tables}
+CELL_KEYS = ("dataset", "split", "trial", "loss", "kappa", "method")
+TABLES: dict[str, Callable[[list[str], object], int]] = {"npsvc": npsvc_table2, "sparse": sparse_tables,
+                                                         "metric": metric_table}

@@ -9,7 +9,8 @@ from threadpoolctl import threadpool_limits
 
 from solvers.sweep import cluster_info, executor, expand, run_sweep, solve_job
 
-from .test_tables import sparse_cells_match_the_serial_tables, table2_cells_match_the_serial_protocol
+from .test_tables import (metric_rows_match_the_serial_table, sparse_cells_match_the_serial_tables,
+                          table2_cells_match_the_serial_protocol)
 from .toy_jobs import fails_on_three, noisy_square, weighted_sum
 
 pytestmark = [pytest.mark.xdist_group("dask-cluster"), pytest.mark.slow, pytest.mark.timeout(300)]
@@ -89,6 +90,10 @@ def test_npsvc_table2_on_the_cluster_equals_the_serial_protocol(client):
 
 def test_sparse_tables_on_the_cluster_equal_the_serial_tables(client):
     sparse_cells_match_the_serial_tables(client)
+
+
+def test_metric_table_on_the_cluster_equals_the_serial_table(client):
+    metric_rows_match_the_serial_table(client)
 
 
 def test_with_no_retries_a_killed_worker_gives_its_job_an_error_row():

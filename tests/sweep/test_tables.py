@@ -11,9 +11,11 @@ from solvers.datasets import REAL, load
 from solvers.npsvc.bench import KERNEL_METHODS
 from solvers.npsvc.experiments import accuracy_splits
 from solvers.sweep import run_sweep
+from solvers.metric.bench import parse as parse_metric
+from solvers.metric.bench import run_dataset, summarize_trials
 from solvers.sparse.bench import parse, run_tables
-from solvers.sweep.tables import (npsvc_split_job, npsvc_table2_configs, sparse_serial_rows, sparse_table_cell_job,
-                                  sparse_tables_configs)
+from solvers.sweep.tables import (metric_trial_job, metric_trials, npsvc_split_job, npsvc_table2_configs,
+                                  sparse_serial_rows, sparse_table_cell_job, sparse_tables_configs)
 
 pytestmark = pytest.mark.xdist_group("dask-cluster")
 
@@ -73,7 +75,7 @@ def test_bench_workers_0_prints_the_table_through_the_executor(capsys, tmp_path)
 
 
 def test_bench_flags_fail_clearly(capsys):
-    assert bench_main(["metric", "--workers", "0"]) == 2
+    assert bench_main(["smm", "--workers", "0"]) == 2
     assert "no table split into jobs" in capsys.readouterr().err
     assert bench_main(["sparse", "rcv1", "--workers", "0"]) == 2
     assert "only `sparse tables` is split into jobs" in capsys.readouterr().err
@@ -85,3 +87,30 @@ def test_bench_flags_fail_clearly(capsys):
     assert bench_main(["npsvc", "--datasets", "iris", "--scheduler", f"127.0.0.1:{port}"]) == 2
     assert "no Dask scheduler answered" in capsys.readouterr().err
     assert bench_main(["npsvc", "--datasets", "nope", "--workers", "0"]) == 2
+
+
+def metric_rows_match_the_serial_table(client) -> None:
+    """Every column of the metric table that is not a timing: sizes, #λ, the paper's speedup, max ΔM/M."""
+    args = parse_metric(["--datasets", "wine", "--max-samples", "18", "--rho", "0.6", "--max-steps", "5",
+                         "--trials", "2"])
+    configs = [{"dataset": "wine", "trial": t, **vars(args)} for t in range(2)]
+    swept_cells = run_sweep(metric_trial_job, configs, client=client).table
+    assert (swept_cells["status"] == "ok").all(), swept_cells["error"].tolist()
+    swept = pd.DataFrame(summarize_trials("wine", metric_trials(swept_cells), args))
+    with threadpool_limits(1):
+        serial = pd.DataFrame(run_dataset("wine", args))
+    timing = ["time", "time_std", "screen", "speedup", "speedup_std"]
+    assert len(serial) == 6
+    pd.testing.assert_frame_equal(swept.drop(columns=timing), serial.drop(columns=timing))
+
+
+def test_metric_table_cells_equal_the_serial_table():
+    metric_rows_match_the_serial_table(client=None)
+
+
+def test_bench_metric_workers_0_prints_the_table_and_an_unknown_dataset_row(capsys):
+    assert bench_main(["metric", "--datasets", "wine,nonesuch", "--max-samples", "18", "--rho", "0.6",
+                       "--max-steps", "4", "--trials", "2", "--workers", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "RRPB+PGB" in out and "5.37" in out and "(no trial finished: InputError: unknown dataset 'nonesuch'" in out
+    assert "4 jobs, 2 ok, 2 errors" in out
