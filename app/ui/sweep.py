@@ -17,16 +17,19 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from solvers.core import InputError, format_bytes
-from solvers.sweep import SCHEDULER_ENV, cluster_info, executor, run_sweep
+from solvers.sweep import SCHEDULER_ENV, SweepResult, cluster_info, executor, run_sweep
 
 REFRESH_SECONDS = 0.5
+FROM_PANEL = object()  # run_grid's default client: whatever the sidebar's panel connects to
 
 
 @st.cache_resource(show_spinner="Starting the Dask cluster…")
-def _client(workers: int | None, scheduler: str | None):
-    """A client kept open for the server's lifetime (the local cluster's processes end with the server)."""
+def _connection(workers: int | None, scheduler: str | None) -> ExitStack:
+    """A client kept open for the server's lifetime (the local cluster's processes end with the server), held
+    in its ExitStack: st.cache_resource refuses to cache a Client itself, which is awaitable."""
     stack = ExitStack()
-    return stack.enter_context(executor(workers=workers, scheduler=scheduler, timeout=5))
+    stack.client = stack.enter_context(executor(workers=workers, scheduler=scheduler, timeout=5))
+    return stack
 
 
 def cluster_panel(key: str = "sweep"):
@@ -43,7 +46,7 @@ def cluster_panel(key: str = "sweep"):
         workers = int(box.number_input("workers", 1, max(1, os.cpu_count() or 1) * 2, os.cpu_count() or 1,
                                        key=f"{key}.workers"))
     try:
-        client = _client(workers, scheduler)
+        client = _connection(workers, scheduler).client
         info = cluster_info(client)
     except (InputError, OSError) as exc:
         box.error(f"{exc}\n\nSweeps run in this process instead.")
@@ -55,19 +58,32 @@ def cluster_panel(key: str = "sweep"):
     return client
 
 
-def run_grid(fn: Callable[[dict, Any], dict], configs: list[dict], *, key: str, cache_key: str, data: Any = None,
-             figure: Callable[[pd.DataFrame], go.Figure] | None = None,
-             label: str | None = None) -> pd.DataFrame | None:
-    """Run button (``{key}_run``), progress bar and Stop for one grid; its table, or None before its first run.
+def run_grid(fn: Callable[[dict, Any], dict], configs: list[dict], **options) -> pd.DataFrame | None:
+    """The table of :func:`run_grid_result` (one row per cell), or None before the grid's first run."""
+    result = run_grid_result(fn, configs, **options)
+    return None if result is None else result.table
 
-    ``cache_key`` identifies the grid with its data (the table is kept in the session under it).
+
+def run_grid_result(fn: Callable[[dict, Any], dict], configs: list[dict], *, key: str, cache_key: str,
+                    data: Any = None, figure: Callable[[pd.DataFrame], go.Figure] | None = None,
+                    label: str | None = None, start: bool | None = None, client: Any = FROM_PANEL,
+                    histories: bool = False) -> SweepResult | None:
+    """Run button (``{key}_run``), progress bar and Stop for one grid; its result, or None before its first run.
+
+    ``cache_key`` identifies the grid with its data (the result is kept in the session under it).
     ``figure(table)`` is redrawn while the cells finish (unfinished cells are NaN). Stop cancels the jobs
-    still pending and keeps the rows that finished.
+    still pending and keeps the rows that finished (their histories are not kept).
+    ``start``: the page's own trigger (a button or a form's submit) instead of this Run button.
+    ``client``: where the jobs run; by default the sidebar's :func:`cluster_panel` decides (a page with two
+    grids calls the panel once and passes its client to both).
     """
-    client = cluster_panel()
+    if client is FROM_PANEL:
+        client = cluster_panel()
     store = st.session_state.setdefault("sweep.tables", {})
     partial_key = f"{key}_partial"
-    if st.button(label or f"Run sweep ({len(configs)} fits)", key=f"{key}_run"):
+    if start is None:
+        start = st.button(label or f"Run sweep ({len(configs)} fits)", key=f"{key}_run")
+    if start:
         st.session_state[partial_key] = []
         controls = st.empty()
         stop_col, bar_col = controls.container().columns([1, 5])
@@ -87,19 +103,19 @@ def run_grid(fn: Callable[[dict, Any], dict], configs: list[dict], *, key: str, 
                 except KeyError:  # no cell has its metric yet (only errors so far)
                     pass
 
-        result = run_sweep(fn, configs, client=client, data=data, on_row=on_row)
+        result = run_sweep(fn, configs, client=client, data=data, on_row=on_row, histories=histories)
         controls.empty()
         live.empty()
-        store[cache_key] = result.table
+        store[cache_key] = result
         st.session_state.pop(partial_key, None)
     elif st.session_state.get(partial_key):  # Stop pressed: the script was interrupted mid-sweep
-        store[cache_key] = _partial_table(configs, st.session_state.pop(partial_key))
+        store[cache_key] = SweepResult(_partial_table(configs, st.session_state.pop(partial_key)), None)
         st.warning("Stopped: the cells that had finished are kept; the others were cancelled.")
-    table = store.get(cache_key)
-    if table is not None and (table["status"] == "error").any():
-        errors = table.loc[table["status"] == "error", "error"]
-        st.error(f"{len(errors)} of {len(table)} cells failed; first: {errors.iloc[0]}")
-    return table
+    result = store.get(cache_key)
+    if result is not None and not result.errors.empty:
+        errors = result.errors["error"]
+        st.error(f"{len(errors)} of {len(result.table)} cells failed; first: {errors.iloc[0]}")
+    return result
 
 
 def _partial_table(configs: list[dict], rows: list[dict]) -> pd.DataFrame:

@@ -15,6 +15,9 @@ from solvers import multitask as mt
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
 from solvers.multitask import metrics
+from solvers.sweep import expand
+from solvers.sweep.family_jobs import multitask_cell_job
+from app.ui.sweep import run_grid
 
 KEY = "mt"
 # Page defaults chosen to be instant (< 1 s per slider notch on the 2-core machine, docs/benchmarks.md) and to
@@ -154,20 +157,16 @@ def sweep_tab(ds, problem, test_rows, config) -> None:
     hs = sorted({int(v) for v in np.linspace(0, min(problem.d, 8), min(problem.d, 8) + 1)})
     st.markdown(f"BCD on a grid of α × h at β = {problem.beta:g} ({len(alphas) * len(hs)} fits).")
     key = ui.config_key("sweep", config)
-    store = st.session_state.setdefault(f"{KEY}.sweeps", {})
     if ui.refused(ui.multitask_cost(ds, problem.data.sizes.sum(), max_iter=100, methods=len(alphas) * len(hs))):
         return
-    if st.button("Run sweep", key=f"{KEY}.sweep.run"):
-        rows = []
-        with ui.StoppableProgress(f"{KEY}.sweep", "sweeping…") as bar:
-            for i, (a, h) in enumerate([(a, h) for a in alphas for h in hs]):
-                sol = mt.solve(problem.with_params(alpha=float(a), h=h), "bcd", tol=1e-5, max_iter=100).solution
-                rows.append({"alpha": a, "h": h, "error": np.nanmean(
-                    metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss))})
-                bar.progress((i + 1) / (len(alphas) * len(hs)), text=f"α = {a:g}, h = {h}")
-        store[key] = pd.DataFrame(rows)
-    if key in store:
-        st.plotly_chart(figs.sweep_heatmap(store[key], metric), key=f"{KEY}.sweep")
+    # the cells on the sweep executor (app/ui/sweep.py): progress, Stop, the heatmap filled as they finish
+    cells = expand({"alpha": [float(a) for a in alphas], "h": hs}, fixed={"tol": 1e-5, "max_iter": 100})
+    heatmap = lambda t: figs.sweep_heatmap(t.drop(columns="error").rename(columns={"test_error": "error"}), metric)  # noqa: E731
+    table = run_grid(multitask_cell_job, cells, key=f"{KEY}.sweep", cache_key=key, figure=heatmap,
+                     data={"problem": problem, "dataset": ds, "test_rows": test_rows},
+                     start=st.button("Run sweep", key=f"{KEY}.sweep.run"))
+    if table is not None and "test_error" in table:
+        st.plotly_chart(heatmap(table), key=f"{KEY}.sweep")
     else:
         st.info("Press **Run sweep** to fill the heatmap.")
 

@@ -11,6 +11,8 @@ from app.views import _smm_figures as figs
 from solvers import smm
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
+from solvers.sweep.family_jobs import smm_path_job
+from app.ui.sweep import run_grid_result
 
 KEY = "smm"
 STOPPING = [
@@ -133,24 +135,20 @@ def path_tab(problem, X_te, y_te, data_key, values):
         st.error("The last C must be larger than the first C.")
         return {}
     cache_key = ui.config_key(data_key, values, spec)
-    store = st.session_state.setdefault(f"{KEY}.paths", {})
-    if go_path and cache_key not in store:
-        Cs = np.logspace(np.log10(spec["C_low"]), np.log10(spec["C_high"]), spec["points"])
-        bar = ui.StoppableProgress(f"{KEY}.path", "path…")
-        tables = {}
-        for i, (label, method) in enumerate((("Warm+ALM", "warm"), ("AS+ALM", "as"))):
-            def tick(row, i=i):
-                bar.progress(min(1.0, (i + (np.searchsorted(Cs, row["C"]) + 1) / len(Cs)) / 2),
-                             text=f"{label}: C = {row['C']:.3g}")
-            sieve = {k: spec[k] for k in ("eps_hat", "d_max", "max_rounds")}
-            tables[label] = smm.solve_path(problem, Cs, method=method, tol=spec["path_tol"], X_test=X_te,
-                                           y_test=y_te, callback=tick, time_limit=ui.path_time_limit(60.0, 2),
-                                           **sieve).table
-        bar.empty()
-        store[cache_key] = tables
-    tables = store.get(cache_key)
-    if tables is None:
+    # the two paths as jobs on the sweep executor (app/ui/sweep.py), the problem shipped once
+    paths = {"Warm+ALM": "warm", "AS+ALM": "as"}
+    cells = [{"path": label, "path_method": method, **spec, "time_limit": ui.path_time_limit(60.0, 2)}
+             for label, method in paths.items()]
+    result = run_grid_result(smm_path_job, cells, key=f"{KEY}.path", cache_key=cache_key, start=go_path,
+                             data={"problem": problem, "X_test": X_te, "y_test": y_te}, histories=True,
+                             figure=path_seconds_figure)
+    if result is None or result.histories is None:
         st.info("Press **Compute the path** (a few seconds on the default data).")
+        return {}
+    tables = {cells[job]["path"]: part.drop(columns="job").reset_index(drop=True)
+              for job, part in result.histories.groupby("job")}
+    if len(tables) < len(paths):
+        st.info(f"Only {', '.join(tables)} finished; the comparison needs both paths.")
         return {}
     out = figs.path_figures(tables)
     cols = st.columns(2)
@@ -164,6 +162,13 @@ def path_tab(problem, X_te, y_te, data_key, values):
                f"{float((np.abs(w['objective'] - a['objective']) / (1 + w['objective'])).max()):.1e}.")
     st.dataframe(a, hide_index=True)
     return out
+
+
+def path_seconds_figure(table):
+    """Solver seconds per C point of each path, drawn as the path jobs finish."""
+    fig = ui.base_figure("Mean solver time per grid point (points 2..N)", "path", "seconds")
+    return fig.add_bar(x=table["path"], y=table["seconds_per_point"],
+                       marker_color=[ui.method_color(f"{m}+alm") for m in table["path_method"]])
 
 
 @st.cache_data(max_entries=8)

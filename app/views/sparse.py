@@ -16,6 +16,8 @@ from app.views._sparse_figures import (
 from solvers import sparse as fam
 from solvers.core import InputError, Param
 from solvers.sparse.problem import LOSS_LABELS
+from solvers.sweep.family_jobs import sparse_fit_job
+from app.ui.sweep import cluster_panel, run_grid
 
 KEY = "sp"
 STOPPING = [
@@ -56,53 +58,55 @@ def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd
     return table
 
 
-def run_sweep(kind: str, train, test, problem_params: dict, chosen: list, per_method: dict, stop: dict) -> pd.DataFrame:
-    """Fig. 2 (time and GE vs s = ⌈κm⌉) or Fig. 5 (test metric vs tolerance), with a progress bar."""
-    grid = KAPPAS if kind == "transition" else TOLERANCES
-    with ui.StoppableProgress(f"{KEY}.{kind}", "sweeping…") as bar:
-        return _sweep_rows(kind, grid, bar, train, test, problem_params, chosen, per_method, stop)
-
-
-def _sweep_rows(kind, grid, bar, train, test, problem_params, chosen, per_method, stop) -> pd.DataFrame:
-    rows, total, done = [], len(grid) * len(chosen), 0
-    for value in grid:
-        pp = dict(problem_params)
-        if kind == "transition":
-            pp["s_ratio"] = value
-            pp["s"] = fam.sparsity_from_ratio(value, train.n_samples)
-            if pp["s"] > train.n_features:
-                done += len(chosen)
-                continue
-        problem = fam.make_problem(train, **pp)
+def sweep_configs(kind: str, train, problem, problem_params: dict, chosen: list, per_method: dict,
+                  stop: dict) -> list[dict]:
+    """Fig. 2's cells (method × κ, s = ⌈κm⌉, the κ with s > n left out) or Fig. 5's (method × ε̂ at the page's s)."""
+    rounding = problem_params.get("s_rounding", "ceil")
+    cells = []
+    for value in (KAPPAS if kind == "transition" else TOLERANCES):
+        s = fam.sparsity_from_ratio(value, train.n_samples, rounding) if kind == "transition" else problem.s
+        if s > train.n_features:
+            continue
         for m in chosen:
-            tol = value if kind == "tolerance" else stop["tol"]
-            r = fam.solve(problem, m, tol=tol, max_iter=stop["max_iter"], time_limit=stop["time_limit"],
-                          **per_method[m])
-            name, score = fam.prediction_score(problem, test, r.solution["w"])
-            rows.append({"method": fam.METHODS[m].label, "key": m, "s": problem.s, "kappa": value if kind == "transition" else None,
-                         "tol": tol, "time": r.info["time"], "GE": r.info["grad_evals"], "metric": name, "score": score,
-                         "status": r.status})
-            done += 1
-            bar.progress(done / total, text=f"{fam.METHODS[m].label} at {'κ' if kind == 'transition' else 'ε̂'} = {value:g}")
-    return pd.DataFrame(rows)
+            cells.append({"method": m, "s": s, "kappa": value if kind == "transition" else None, **stop,
+                          "tol": value if kind == "tolerance" else stop["tol"], **per_method[m]})
+    return cells
 
 
-def sweeps_tab(train, test, problem_params, chosen, per_method, stop) -> dict:
+def run_sweep_tab(kind: str, client, train, test, problem, sweep_key: str, cells: list[dict], **button) -> pd.DataFrame | None:
+    """The sweep's cells on the sweep executor (app/ui/sweep.py): progress, Stop, the figure filled as they finish."""
+    draw = {"transition": lambda t: sweep_figure(t, "s", "time", title="Time vs s (log scale)", x_title="sparsity level s",
+                                                 y_title="solver time [s]"),
+            "tolerance": lambda t: sweep_figure(t, "tol", "score", title="Test score vs tolerance ε̂", log_x=True,
+                                                x_title="tolerance ε̂ on the residual (24)", y_title="test score",
+                                                log_y=False)}[kind]
+    table = run_grid(sparse_fit_job, cells, key=f"{KEY}.{kind}", cache_key=f"{kind}.{sweep_key}", client=client,
+                     data={"problem": problem, "test": test}, figure=lambda t: draw(with_labels(t)),
+                     start=st.button(**button))
+    return None if table is None or "time" not in table else with_labels(table)
+
+
+def with_labels(table: pd.DataFrame) -> pd.DataFrame:
+    """The figures' columns: ``method`` the label, ``key`` the method's key (its colour)."""
+    return table.assign(key=table["method"], method=table["method"].map(lambda m: fam.METHODS[m].label))
+
+
+def sweeps_tab(train, test, problem, problem_params, chosen, per_method, stop) -> dict:
     figures = {}
     st.markdown("**Transition plot (Fig. 2)**: solver time and gradient evaluations as s = ⌈κm⌉ grows, "
                 f"κ ∈ {{{', '.join(f'{k:g}' for k in KAPPAS)}}} (values with s > n are skipped).")
     sweep_key = ui.config_key(KEY, problem_params, chosen, per_method, stop, train.n_samples, train.n_features)
-    store = st.session_state.setdefault(f"{KEY}.sweeps", {})
     X = train.as_vectors()
     sweep_cost = ui.sparse_cost(X.nnz if hasattr(X, "nnz") else X.size, train.n_samples, train.n_features,
                                 max_iter=stop["max_iter"], time_limit=stop["time_limit"], methods=max(len(chosen), 1),
                                 fits=len(KAPPAS))
     if ui.refused(sweep_cost):
         return figures
-    if st.button("Run transition sweep", key=f"{KEY}.sweep_transition"):
-        store[("transition", sweep_key)] = run_sweep("transition", train, test, problem_params, chosen, per_method, stop)
-    table = store.get(("transition", sweep_key))
-    if table is not None and not table.empty:
+    client = cluster_panel()  # one sidebar panel for both sweeps
+    cells = sweep_configs("transition", train, problem, problem_params, chosen, per_method, stop)
+    table = run_sweep_tab("transition", client, train, test, problem, sweep_key, cells,
+                          label="Run transition sweep", key=f"{KEY}.sweep_transition")
+    if table is not None:
         figures["transition_time"] = sweep_figure(table, "s", "time", title="Time vs s (log scale)",
                                                   x_title="sparsity level s", y_title="solver time [s]")
         st.plotly_chart(figures["transition_time"], key=f"{KEY}.tr_time")
@@ -111,11 +115,11 @@ def sweeps_tab(train, test, problem_params, chosen, per_method, stop) -> dict:
         st.plotly_chart(figures["transition_ge"], key=f"{KEY}.tr_ge")
     st.markdown("**Prediction vs tolerance (Fig. 5)**: test accuracy (logistic) or MSE (LS) when each method "
                 "stops at ε̂ = 10⁻¹ … 10⁻⁶. Needs a test part (a test fraction above 0).")
-    if st.button("Run tolerance sweep", key=f"{KEY}.sweep_tol", disabled=test is None or test.n_samples == 0):
-        store[("tolerance", sweep_key)] = run_sweep("tolerance", train, test, problem_params, chosen, per_method, stop)
-    table = store.get(("tolerance", sweep_key))
-    if table is not None and not table.empty:
-        metric = table["metric"].iloc[0]
+    cells = sweep_configs("tolerance", train, problem, problem_params, chosen, per_method, stop)
+    table = run_sweep_tab("tolerance", client, train, test, problem, sweep_key, cells, label="Run tolerance sweep",
+                          key=f"{KEY}.sweep_tol", disabled=test is None or test.n_samples == 0)
+    if table is not None and "score" in table:
+        metric = table["metric"].dropna().iloc[0]
         figures["tolerance"] = sweep_figure(table, "tol", "score", title=f"Test {metric} vs tolerance ε̂",
                                             x_title="tolerance ε̂ on the residual (24)", y_title=f"test {metric}",
                                             log_x=True, log_y=False)
@@ -245,7 +249,7 @@ def main() -> None:
     with tabs[3]:
         figures.update(quality_tab(problem, stop, ds.meta.get("w_true"), KEY, ui.config_key(data_key, problem_params)))
     with tabs[4]:
-        figures.update(sweeps_tab(train, test, problem_params, chosen, per_method, stop))
+        figures.update(sweeps_tab(train, test, problem, problem_params, chosen, per_method, stop))
     with tabs[5]:
         toy_tab()
     with tabs[6]:

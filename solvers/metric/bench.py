@@ -52,38 +52,52 @@ def run_dataset(name: str, args) -> list[dict]:
     ds = load_for_bench(name)
     if ds is None:
         return [{"dataset": name, "method": "(skipped: data file not found)"}]
+    return summarize_trials(name, [run_trial(ds, name, trial, args) for trial in range(args.trials)], args)
+
+
+def run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
+    """One subsample (seed = args.seed + trial): the naive path and every configuration, side by side in this
+    process. Returns the problem's sizes and {label: time, screening time, speedup, ΔM/M, #λ}; one job of
+    ``--workers N`` (solvers/sweep/tables.py)."""
     n = ds.n_samples
     n_sub = args.max_samples or int(math.floor(args.fraction * n)) + 1
     k = K_OF.get(name, 5) if args.k is None else args.k
     common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
                   active_set=args.table == "2")
-    label0 = "ActiveSet" if args.table == "2" else "Naive"
-    runs: dict[str, list[dict]] = {}
-    for trial in range(args.trials):
-        problem = make_problem(ds, k=k, gamma=args.gamma, max_samples=min(n_sub, n), seed=args.seed + trial,
-                               backend=args.backend)
-        naive = regularization_path(problem, bounds=(), **common)
-        naive_time = float(naive.table["time"].sum())
-        runs.setdefault(label0, []).append({"time": naive_time, "screen": 0.0, "speedup": 1.0, "rel": 0.0,
-                                            "lambdas": len(naive.table) - 1})
-        for label, bounds in CONFIGS[args.table]:
-            res = regularization_path(problem, bounds=bounds, rule=args.rule,
-                                      range_screening=args.table == "2" or args.range, **common)
-            t = float(res.table["time"].sum())
-            steps = min(len(res.solutions), len(naive.solutions))
-            rel = max(np.linalg.norm(res.solutions[s] - naive.solutions[s])
-                      / max(np.linalg.norm(naive.solutions[s]), 1e-300) for s in range(steps))
-            runs.setdefault(label, []).append({"time": t, "screen": float(res.table["screen_time"].sum()),
-                                               "speedup": naive_time / t, "rel": rel, "lambdas": len(res.table) - 1})
-    base = {"dataset": name, "n": problem.X.shape[0], "d": problem.dim, "k": k or "∞",
-            "triplets": problem.n_triplets, "trials": args.trials}
+    problem = make_problem(ds, k=k, gamma=args.gamma, max_samples=min(n_sub, n), seed=args.seed + trial,
+                           backend=args.backend)
+    naive = regularization_path(problem, bounds=(), **common)
+    naive_time = float(naive.table["time"].sum())
+    runs = {baseline_label(args): {"time": naive_time, "screen": 0.0, "speedup": 1.0, "rel": 0.0,
+                                   "lambdas": len(naive.table) - 1}}
+    for label, bounds in CONFIGS[args.table]:
+        res = regularization_path(problem, bounds=bounds, rule=args.rule,
+                                  range_screening=args.table == "2" or args.range, **common)
+        t = float(res.table["time"].sum())
+        steps = min(len(res.solutions), len(naive.solutions))
+        rel = max(np.linalg.norm(res.solutions[s] - naive.solutions[s])
+                  / max(np.linalg.norm(naive.solutions[s]), 1e-300) for s in range(steps))
+        runs[label] = {"time": t, "screen": float(res.table["screen_time"].sum()), "speedup": naive_time / t,
+                       "rel": rel, "lambdas": len(res.table) - 1}
+    sizes = {"n": problem.X.shape[0], "d": problem.dim, "k": k or "∞", "triplets": problem.n_triplets}
+    return sizes, runs
+
+
+def baseline_label(args) -> str:
+    return "ActiveSet" if args.table == "2" else "Naive"
+
+
+def summarize_trials(name: str, trials: list[tuple[dict, dict[str, dict]]], args) -> list[dict]:
+    """One row per configuration: mean ± std over the trials, the paper's speedup beside ours."""
+    base = {"dataset": name, **trials[-1][0], "trials": len(trials)}
     rows = []
-    for label, trials in runs.items():
-        col = {key: np.array([t[key] for t in trials]) for key in trials[0]}
+    for label in trials[0][1]:
+        col = {key: np.array([runs[label][key] for _, runs in trials]) for key in trials[0][1][label]}
         rows.append({**base, "method": label, "lambdas": int(col["lambdas"].mean()),
                      "time": col["time"].mean(), "time_std": col["time"].std(), "screen": col["screen"].mean(),
                      "speedup": col["speedup"].mean(), "speedup_std": col["speedup"].std(),
-                     "paper": 1.0 if label == label0 else PAPER_SPEEDUP[args.table].get(name, {}).get(label, math.nan),
+                     "paper": (1.0 if label == baseline_label(args)
+                               else PAPER_SPEEDUP[args.table].get(name, {}).get(label, math.nan)),
                      "max_rel_dM": col["rel"].max()})
     return rows
 
@@ -105,6 +119,27 @@ def format_table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    names = dataset_names(args)
+    rows = []
+    for name in names:
+        rows.extend(run_dataset(name, args))
+    print(protocol(args))
+    print(format_table(rows))
+    return 0
+
+
+def dataset_names(args) -> list[str]:
+    return [n.strip() for n in (args.datasets or ("iris,wine,segment" if args.table == "4" else "phishing")).split(",")]
+
+
+def protocol(args) -> str:
+    return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
+            f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command line (also read by ``--workers N``, which runs each dataset's trials as jobs)."""
     parser = argparse.ArgumentParser(prog="python -m solvers.bench metric", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", choices=("4", "2"), default="4",
@@ -127,11 +162,4 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")
     args = parser.parse_args(argv)
     args.rho = args.rho if args.rho is not None else (0.9 if args.table == "4" else 0.99)
-    names = (args.datasets or ("iris,wine,segment" if args.table == "4" else "phishing")).split(",")
-    rows = []
-    for name in names:
-        rows.extend(run_dataset(name.strip(), args))
-    print(f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
-          f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}")
-    print(format_table(rows))
-    return 0
+    return args

@@ -77,23 +77,26 @@ def run_tables(args) -> pd.DataFrame:
     for name, train, test in available_splits(args.datasets, args.seed):
         for loss in args.losses:
             for kappa in args.kappas:
-                s = sparsity_from_ratio(kappa, train.n_samples)
-                problem = make_problem(train, loss=loss, s=s)
-                paper = PAPER_GE.get((name, loss, kappa), (None,) * len(METHODS))
-                for method, paper_ge in zip(METHODS, paper):
-                    if method not in args.methods:
-                        continue
-                    extra = {"alpha_scale": args.alpha_scale} if method in ("apg", "apg+", "apg-ll+") else {}
-                    r = solve(problem, method, tol=args.tol, max_iter=args.max_iter, **extra)
-                    metric, score = prediction_score(problem, test, r.solution["w"])
-                    rows.append({"data": name, "loss": loss, "s": s, "method": method,
-                                 "time [s]": round(r.info["time"], 3),
-                                 "GE": f"{r.info['grad_evals']}{'*' if r.status != 'converged' else ''}",
-                                 "CG": r.info["hess_vec"], "paper GE": "–" if paper_ge is None else paper_ge,
-                                 "GE / paper": (round(r.info["grad_evals"] / paper_ge, 2) if paper_ge else None),
-                                 "objective": f"{r.history['objective'].iloc[-1]:.5g}", metric: round(score, 3)})
-                    print(" ".join(f"{v}" for v in rows[-1].values()), flush=True)
+                for method in METHODS:
+                    if method in args.methods:
+                        rows.append(table_row(name, train, test, loss, kappa, method, args))
+                        print(" ".join(f"{v}" for v in rows[-1].values()), flush=True)
     return pd.DataFrame(rows)
+
+
+def table_row(name: str, train, test, loss: str, kappa: float, method: str, args) -> dict:
+    """One cell of Tables 7–10 (also a job of ``--workers N``: solvers/sweep/tables.py)."""
+    s = sparsity_from_ratio(kappa, train.n_samples)
+    problem = make_problem(train, loss=loss, s=s)
+    paper_ge = dict(zip(METHODS, PAPER_GE.get((name, loss, kappa), (None,) * len(METHODS))))[method]
+    extra = {"alpha_scale": args.alpha_scale} if method in ("apg", "apg+", "apg-ll+") else {}
+    r = solve(problem, method, tol=args.tol, max_iter=args.max_iter, **extra)
+    metric, score = prediction_score(problem, test, r.solution["w"])
+    return {"data": name, "loss": loss, "s": s, "method": method, "time [s]": round(r.info["time"], 3),
+            "GE": f"{r.info['grad_evals']}{'*' if r.status != 'converged' else ''}",
+            "CG": r.info["hess_vec"], "paper GE": "–" if paper_ge is None else paper_ge,
+            "GE / paper": (round(r.info["grad_evals"] / paper_ge, 2) if paper_ge else None),
+            "objective": f"{r.history['objective'].iloc[-1]:.5g}", metric: round(score, 3)}
 
 
 def rcv1_like(args):
@@ -167,7 +170,8 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (also read by ``--workers N``, which runs the tables' cells as jobs)."""
     parser = argparse.ArgumentParser(prog="python -m solvers.bench sparse", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -196,9 +200,18 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--snr", type=float, default=5.0)
     sub.choices["rcv1"].add_argument("--methods", nargs="+", default=["pg", "apg", "apg+"], choices=list(METHODS))
     sub.choices["gradcost"].add_argument("--reps", type=int, default=30)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    args = build_parser().parse_args(argv)
     if args.tol <= 0 or args.max_iter < 1:
         raise InputError("--tol must be > 0 and --max-iter >= 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     print(f"# machine: {machine()}")
     table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost, "peers": run_peers}[args.what](args)
     print(markdown(table))

@@ -1,7 +1,9 @@
 """The papers' tables as sweeps: one independent job per cell, computed and summarised by the family's own
 public functions, so a table on a cluster equals the one ``python -m solvers.bench FAMILY`` prints serially.
 
-``python -m solvers.bench npsvc --part accuracy --workers N`` (or ``--scheduler ADDRESS``) lands here.
+``python -m solvers.bench npsvc --part accuracy --workers N`` (NPSVC++ Table 2) and
+``python -m solvers.bench sparse tables --workers N`` (sparse Tables 7–10) and ``python -m solvers.bench metric
+--workers N`` (metric Tables 4 and 2), or ``--scheduler ADDRESS``, land here.
 """
 from __future__ import annotations
 
@@ -90,6 +92,129 @@ def npsvc_table2(argv: list[str], client) -> int:
     return 0 if result.errors.empty and result.cancelled == 0 else 1
 
 
+def sparse_table_cell_job(config: dict, data=None) -> dict:
+    """One cell of the sparse Tables 7–10: a method at one (dataset, loss, κ) on the seeded split, computed by
+    ``solvers.sparse.bench.table_row`` as the serial run does (the configuration's loss and method left out
+    of the metrics, which would repeat them)."""
+    from ..sparse.bench import split, table_row
+
+    train, test = split(config["dataset"], config["seed"])
+    settings = argparse.Namespace(**{k: config[k] for k in ("tol", "max_iter", "alpha_scale")})
+    row = table_row(config["dataset"], train, test, config["loss"], config["kappa"], config["method"], settings)
+    return {k: v for k, v in row.items() if k not in ("loss", "method")}
+
+
+def sparse_tables_configs(args: argparse.Namespace) -> list[dict]:
+    """The cells in the serial run's order: dataset × loss × κ × method."""
+    from ..sparse.bench import METHODS
+
+    return expand({"dataset": list(args.datasets), "loss": list(args.losses), "kappa": list(args.kappas),
+                   "method": [m for m in METHODS if m in args.methods]},
+                  fixed={"seed": args.seed, "tol": args.tol, "max_iter": args.max_iter, "alpha_scale": args.alpha_scale})
+
+
+def sparse_serial_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The finished cells as the rows ``python -m solvers.bench sparse tables`` prints, in its order."""
+    rows = []
+    for cell in table[table["status"] == "ok"].to_dict("records"):
+        metric = "PA" if cell["loss"] == "logistic" else "MSE"
+        rows.append({"data": cell["data"], "loss": cell["loss"], "s": cell["s"], "method": cell["method"],
+                     **{k: cell[k] for k in ("time [s]", "GE", "CG", "paper GE", "GE / paper", "objective")},
+                     metric: cell[metric]})
+    return pd.DataFrame(rows)
+
+
+def sparse_tables(argv: list[str], client) -> int:
+    """Sparse Tables 7–10 (``python -m solvers.bench sparse tables ...``) with every cell a job on ``client``."""
+    from ..sparse.bench import machine, markdown, parse
+
+    args = parse(argv)
+    if args.what != "tables":
+        raise InputError(f"only `sparse tables` is split into jobs; run `sparse {args.what}` without --workers / "
+                         "--scheduler")
+    configs = sparse_tables_configs(args)
+    ready = warm_up(client, [__name__, "solvers.sparse.bench"])
+    print(f"# machine: {machine()}\n## Tables 7–10 as {len(configs)} jobs on {describe(client)} (imports on the "
+          f"workers: {ready:.1f} s)\n", flush=True)
+    start = time.perf_counter()
+    result = run_sweep(sparse_table_cell_job, configs, client=client, on_row=print_progress)
+    elapsed = time.perf_counter() - start
+    table = sparse_serial_rows(result.table)
+    print(markdown(table) if len(table) else "no cell finished")
+    for message, cells in result.errors.groupby("error", sort=False)["dataset"]:
+        print(f"\n{len(cells)} cell(s) of {', '.join(cells.unique())} failed: {message}")
+    print(f"\nsweep: {len(configs)} jobs, {len(table)} ok, {len(result.errors)} errors, {result.cancelled} cancelled, "
+          f"{elapsed:.1f} s wall", flush=True)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    return 0 if result.errors.empty and result.cancelled == 0 else 1
+
+
+METRIC_CELL = ("dataset", "trial")
+SIZE, RUN = "size:", "run:"  # prefixes of a metric trial's flattened results: problem sizes, per-label numbers
+
+
+def metric_trial_job(config: dict, data=None) -> dict:
+    """One trial (subsample seed = seed + trial) of the metric Table 4 / Table 2 protocol on one dataset: the
+    naive path and every screened configuration side by side in the job's process
+    (``solvers.metric.bench.run_trial``, as the serial run), flattened to ``size:*`` and ``run:LABEL:KEY``."""
+    from ..metric.bench import load_for_bench, run_trial
+
+    ds = load_for_bench(config["dataset"])
+    if ds is None:
+        raise InputError(f"{config['dataset']}: its data file is not in this worker's data directory (SOLVERS_DATA)")
+    args = argparse.Namespace(**{k: v for k, v in config.items() if k not in METRIC_CELL})
+    sizes, runs = run_trial(ds, config["dataset"], config["trial"], args)
+    return {**{SIZE + k: v for k, v in sizes.items()},
+            **{f"{RUN}{label}:{k}": v for label, numbers in runs.items() for k, v in numbers.items()}}
+
+
+def metric_trials(cells: pd.DataFrame) -> list[tuple[dict, dict[str, dict]]]:
+    """A dataset's finished trials back as ``run_trial``'s (sizes, {label: numbers}), in trial order."""
+    trials = []
+    for cell in cells.sort_values("trial").to_dict("records"):
+        # counts come back as floats when another row of the table lacks them (NaN); they are whole numbers
+        sizes = {k[len(SIZE):]: int(v) if isinstance(v, float) and v.is_integer() else v
+                 for k, v in cell.items() if k.startswith(SIZE)}
+        runs: dict[str, dict] = {}
+        for key, value in cell.items():
+            if key.startswith(RUN) and not pd.isna(value):
+                label, number = key[len(RUN):].rsplit(":", 1)
+                runs.setdefault(label, {})[number] = value
+        trials.append((sizes, runs))
+    return trials
+
+
+def metric_table(argv: list[str], client) -> int:
+    """Metric Table 4 / Table 2 (``python -m solvers.bench metric ...``) with every (dataset, trial) a job.
+
+    A trial's timings are ratios measured inside one job, so they stay side by side wherever it runs."""
+    from ..metric.bench import dataset_names, format_table, parse, protocol, summarize_trials
+
+    args = parse(argv)
+    names = dataset_names(args)
+    configs = expand({"dataset": names, "trial": list(range(args.trials))}, fixed=vars(args))
+    ready = warm_up(client, [__name__, "solvers.metric.bench"])
+    print(f"## metric Table {args.table} as {len(configs)} jobs on {describe(client)} (imports on the workers: "
+          f"{ready:.1f} s)\n", flush=True)
+    start = time.perf_counter()
+    result = run_sweep(metric_trial_job, configs, client=client, on_row=print_progress)
+    elapsed = time.perf_counter() - start
+    table = result.table
+    rows = []
+    for name in names:
+        ok = table[(table["dataset"] == name) & (table["status"] == "ok")]
+        if ok.empty:
+            rows.append({"dataset": name, "method": f"(no trial finished: {table.loc[table['dataset'] == name, 'error'].iloc[0]})"})
+            continue
+        rows.extend(summarize_trials(name, metric_trials(ok), args))
+    print(protocol(args))
+    print(format_table(rows))
+    print(f"\nsweep: {len(configs)} jobs, {int((table['status'] == 'ok').sum())} ok, {len(result.errors)} errors, "
+          f"{result.cancelled} cancelled, {elapsed:.1f} s wall", flush=True)
+    return 0 if result.errors.empty and result.cancelled == 0 else 1
+
+
 def describe(client) -> str:
     if client is None:
         return "this process (serial)"
@@ -100,9 +225,13 @@ def describe(client) -> str:
 
 
 def print_progress(row: dict, done: int, total: int) -> None:
-    detail = row["error"] if row["status"] == "error" else f"accuracy {row.get('accuracy', float('nan')):.4f}"
-    print(f"[{done}/{total}] {row['dataset']} split {row['split']} {row['method']}: {row['status']}, "
-          f"{row['seconds']:.2f} s, {detail}", file=sys.stderr, flush=True)
+    """One line on stderr per finished cell: its configuration, status and seconds (or its error)."""
+    cell = " ".join(f"{k} {row[k]}" for k in row if k not in ("job", "status", "seconds", "error")
+                    and k in CELL_KEYS)
+    detail = f", {row['error']}" if row["status"] == "error" else ""
+    print(f"[{done}/{total}] {cell}: {row['status']}, {row['seconds']:.2f} s{detail}", file=sys.stderr, flush=True)
 
 
-TABLES: dict[str, Callable[[list[str], object], int]] = {"npsvc": npsvc_table2}
+CELL_KEYS = ("dataset", "split", "trial", "loss", "kappa", "method")
+TABLES: dict[str, Callable[[list[str], object], int]] = {"npsvc": npsvc_table2, "sparse": sparse_tables,
+                                                         "metric": metric_table}

@@ -9,7 +9,8 @@ from threadpoolctl import threadpool_limits
 
 from solvers.sweep import cluster_info, executor, expand, run_sweep, solve_job
 
-from .test_tables import table2_cells_match_the_serial_protocol
+from .test_tables import (metric_rows_match_the_serial_table, sparse_cells_match_the_serial_tables,
+                          table2_cells_match_the_serial_protocol)
 from .toy_jobs import fails_on_three, noisy_square, weighted_sum
 
 pytestmark = [pytest.mark.xdist_group("dask-cluster"), pytest.mark.slow, pytest.mark.timeout(300)]
@@ -87,6 +88,14 @@ def test_npsvc_table2_on_the_cluster_equals_the_serial_protocol(client):
     table2_cells_match_the_serial_protocol(client)
 
 
+def test_sparse_tables_on_the_cluster_equal_the_serial_tables(client):
+    sparse_cells_match_the_serial_tables(client)
+
+
+def test_metric_table_on_the_cluster_equals_the_serial_table(client):
+    metric_rows_match_the_serial_table(client)
+
+
 def test_with_no_retries_a_killed_worker_gives_its_job_an_error_row():
     with executor(workers=1, retries=0, memory_limit="768MiB", dashboard=False, timeout=60) as lone:
         lone.wait_for_workers(1, timeout=120)
@@ -99,3 +108,27 @@ def test_with_no_retries_a_killed_worker_gives_its_job_an_error_row():
                           on_row=kill_the_worker).table
     assert table.loc[0, "status"] == "ok"
     assert table.loc[1, "status"] == "error" and "KilledWorker" in table.loc[1, "error"]
+
+
+def test_the_app_shows_the_connected_cluster_and_runs_its_grid_there(client, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from app.ui.sweep import _connection
+
+    from .test_app_widget import streaming_page
+
+    address = client.scheduler.address
+    monkeypatch.setenv("OPTLAB_SCHEDULER", address)
+    at = AppTest.from_function(streaming_page, default_timeout=120).run()
+    try:
+        panel = " ".join(m.value for m in at.sidebar.markdown)
+        assert "**2** workers, **2** threads" in panel and address in panel
+        at.session_state["stop_after"] = 2
+        at.button(key="t.live_run").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        table = at.dataframe[0].value
+        assert (table["status"] == "ok").sum() >= 2 and set(table["status"]) <= {"ok", "cancelled"}
+        assert set(table.loc[table["status"] == "ok", "pid"]) <= set(client.run(os.getpid).values())
+    finally:
+        _connection(None, address).close()  # the page keeps its client for the server's life; end it here
+        _connection.clear()

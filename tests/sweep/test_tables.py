@@ -4,12 +4,18 @@ import socket
 import pandas as pd
 import pytest
 
+from threadpoolctl import threadpool_limits
+
 from solvers.bench.__main__ import main as bench_main
-from solvers.datasets import load
+from solvers.datasets import REAL, load
 from solvers.npsvc.bench import KERNEL_METHODS
 from solvers.npsvc.experiments import accuracy_splits
 from solvers.sweep import run_sweep
-from solvers.sweep.tables import npsvc_split_job, npsvc_table2_configs
+from solvers.metric.bench import parse as parse_metric
+from solvers.metric.bench import run_dataset, summarize_trials
+from solvers.sparse.bench import parse, run_tables
+from solvers.sweep.tables import (metric_trial_job, metric_trials, npsvc_split_job, npsvc_table2_configs,
+                                  sparse_serial_rows, sparse_table_cell_job, sparse_tables_configs)
 
 pytestmark = pytest.mark.xdist_group("dask-cluster")
 
@@ -27,6 +33,38 @@ def test_npsvc_table2_cells_equal_accuracy_splits_serially():
     table2_cells_match_the_serial_protocol(client=None)
 
 
+def sparse_cells_match_the_serial_tables(client) -> None:
+    """Every printed column of ``python -m solvers.bench sparse tables`` but the timing, both losses."""
+    if not REAL["colon-cancer"].available():
+        pytest.skip("colon-cancer is not in the data directory (SOLVERS_DATA)")
+    args = parse(["tables", "--datasets", "colon-cancer", "--kappas", "0.05", "1", "--max-iter", "300"])
+    swept = sparse_serial_rows(run_sweep(sparse_table_cell_job, sparse_tables_configs(args), client=client).table)
+    with threadpool_limits(1):  # as on a Dask worker: the same summation order, the same last digits
+        serial = run_tables(args)
+    assert len(serial) == 2 * 2 * 5
+    pd.testing.assert_frame_equal(swept.drop(columns="time [s]"), serial.drop(columns="time [s]"))
+
+
+def test_sparse_tables_cells_equal_the_serial_tables():
+    sparse_cells_match_the_serial_tables(client=None)
+
+
+def test_a_missing_sparse_dataset_gives_error_rows_and_the_others_finish(monkeypatch, tmp_path, capsys):
+    if not REAL["colon-cancer"].available():
+        pytest.skip("colon-cancer is not in the data directory (SOLVERS_DATA)")
+    data = tmp_path / "data"  # a data directory that holds colon-cancer and lacks duke
+    for name in REAL["colon-cancer"].files:
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / name).symlink_to(REAL["colon-cancer"].paths()[REAL["colon-cancer"].files.index(name)])
+    monkeypatch.setenv("SOLVERS_DATA", str(data))
+    out = tmp_path / "rows.csv"
+    assert bench_main(["sparse", "tables", "--datasets", "duke", "colon-cancer", "--losses", "ls", "--kappas", "0.05",
+                       "--methods", "apg+", "--workers", "0", "--csv", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "1 cell(s) of duke failed" in printed and "not found" in printed and "2 jobs, 1 ok, 1 errors" in printed
+    assert pd.read_csv(out)["data"].tolist() == ["colon-cancer"]
+
+
 def test_bench_workers_0_prints_the_table_through_the_executor(capsys, tmp_path):
     out = tmp_path / "cells.csv"
     assert bench_main(["npsvc", "--part", "accuracy", "--datasets", "iris", "--splits", "2", "--workers", "0",
@@ -37,8 +75,10 @@ def test_bench_workers_0_prints_the_table_through_the_executor(capsys, tmp_path)
 
 
 def test_bench_flags_fail_clearly(capsys):
-    assert bench_main(["sparse", "tables", "--workers", "0"]) == 2
+    assert bench_main(["smm", "--workers", "0"]) == 2
     assert "no table split into jobs" in capsys.readouterr().err
+    assert bench_main(["sparse", "rcv1", "--workers", "0"]) == 2
+    assert "only `sparse tables` is split into jobs" in capsys.readouterr().err
     assert bench_main(["npsvc", "--datasets", "iris", "--splits", "2", "--scheduler", "nonsense:abc"]) == 2
     assert "not a Dask scheduler address" in capsys.readouterr().err
     with socket.socket() as s:
@@ -47,3 +87,30 @@ def test_bench_flags_fail_clearly(capsys):
     assert bench_main(["npsvc", "--datasets", "iris", "--scheduler", f"127.0.0.1:{port}"]) == 2
     assert "no Dask scheduler answered" in capsys.readouterr().err
     assert bench_main(["npsvc", "--datasets", "nope", "--workers", "0"]) == 2
+
+
+def metric_rows_match_the_serial_table(client) -> None:
+    """Every column of the metric table that is not a timing: sizes, #λ, the paper's speedup, max ΔM/M."""
+    args = parse_metric(["--datasets", "wine", "--max-samples", "18", "--rho", "0.6", "--max-steps", "5",
+                         "--trials", "2"])
+    configs = [{"dataset": "wine", "trial": t, **vars(args)} for t in range(2)]
+    swept_cells = run_sweep(metric_trial_job, configs, client=client).table
+    assert (swept_cells["status"] == "ok").all(), swept_cells["error"].tolist()
+    swept = pd.DataFrame(summarize_trials("wine", metric_trials(swept_cells), args))
+    with threadpool_limits(1):
+        serial = pd.DataFrame(run_dataset("wine", args))
+    timing = ["time", "time_std", "screen", "speedup", "speedup_std"]
+    assert len(serial) == 6
+    pd.testing.assert_frame_equal(swept.drop(columns=timing), serial.drop(columns=timing))
+
+
+def test_metric_table_cells_equal_the_serial_table():
+    metric_rows_match_the_serial_table(client=None)
+
+
+def test_bench_metric_workers_0_prints_the_table_and_an_unknown_dataset_row(capsys):
+    assert bench_main(["metric", "--datasets", "wine,nonesuch", "--max-samples", "18", "--rho", "0.6",
+                       "--max-steps", "4", "--trials", "2", "--workers", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "RRPB+PGB" in out and "5.37" in out and "(no trial finished: InputError: unknown dataset 'nonesuch'" in out
+    assert "4 jobs, 2 ok, 2 errors" in out
