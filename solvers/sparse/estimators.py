@@ -3,8 +3,9 @@
 Two ways to run them, and the difference matters:
 
 * the paper's exact method: ``method="apg+", fit_intercept=False, normalize=False, warm_path=False,
-  greedy=False, polish=False``
-  is Algorithm 2 from w⁰ = 0 on the raw X, as in the paper's tables (and the benchmark `tables`);
+  greedy=False, polish=False, lipschitz="paper"``
+  is Algorithm 2 from w⁰ = 0 on the raw X with L = σ_max(X)², as in the paper's tables (and the
+  benchmark `tables`);
 * our defaults (``fit_intercept=True, normalize=True, warm_path=True, greedy=True, polish=True``)
   solve the same ℓ0 problem (plus an unpenalised intercept) in unit-norm column coordinates from
   up to three starts: w⁰ = 0; for 1 < s ≤ POLISH_MAX_S also a greedy forward support (OMP on
@@ -12,6 +13,9 @@ Two ways to run them, and the difference matters:
   warm-started path s' = 1 … s. Each fit is followed by the swap polish of polish.py and the best
   is kept (on the gene sets no start wins everywhere): better subsets than a local method from 0
   alone (issue 10), for two solves, or about s + 2 when the path runs, instead of one. ``warm_path=False, greedy=False`` is the fast variant (one solve and its polish).
+  The step's L is backtracked (``lipschitz="backtrack"``, problem.py) from max_j ‖x̃_j‖² = 1 instead
+  of computed up front: σ_max(X)² by Lanczos cost several times the solve on large dense X (issue 10).
+  ``lipschitz_`` is the L the fit ended with; pass it as ``L`` to later fits on the same X.
 
 ``s=None`` picks ⌈n/10⌉ features, at most ⌊m/2⌋ (beyond that an LS subset fit starts to
 interpolate), at least 1. A user-set s that cannot hold raises InputError. The path estimator
@@ -31,7 +35,7 @@ from ..core import InputError, check_labels
 from .design import Design
 from .methods import METHODS
 from .path import fit_greedy, fit_one, fit_path
-from .polish import POLISH_MAX_S, column_norms
+from .polish import POLISH_MAX_S
 from .problem import SparseProblem
 
 
@@ -44,7 +48,8 @@ class _SparseBase(BaseEstimator):
     _loss = "ls"
 
     def __init__(self, s=None, method="apg+", fit_intercept=True, normalize=True, warm_path=True, greedy=True,
-                 polish=True, tol=1e-6, max_iter=10_000, mu=1e-10, L=None, time_limit=None, params=None):
+                 polish=True, tol=1e-6, max_iter=10_000, mu=1e-10, L=None, lipschitz="backtrack", time_limit=None,
+                 params=None):
         self.s = s
         self.method = method
         self.fit_intercept = fit_intercept
@@ -56,6 +61,7 @@ class _SparseBase(BaseEstimator):
         self.max_iter = max_iter
         self.mu = mu
         self.L = L
+        self.lipschitz = lipschitz
         self.time_limit = time_limit
         self.params = params
 
@@ -67,8 +73,8 @@ class _SparseBase(BaseEstimator):
 
     def _problem(self, X, y, s: int, mu: float) -> tuple[SparseProblem, Design]:
         design = Design.build(X, normalize=self.normalize, fit_intercept=self.fit_intercept)
-        problem = SparseProblem(design.X, y, loss=self._loss, s=s, mu=mu, L=self.L, n_free=design.n_free)
-        self.lipschitz_ = problem.L  # pass as L to later fits on the same X (CV folds need their own)
+        problem = SparseProblem(design.X, y, loss=self._loss, s=s, mu=mu, L=self.L, lipschitz=self.lipschitz,
+                                n_free=design.n_free)
         return problem, design
 
     def _fit_problem(self, X, y) -> None:
@@ -80,8 +86,7 @@ class _SparseBase(BaseEstimator):
         fits = [fit_one(problem, method, **options)]
         if 1 < problem.s <= POLISH_MAX_S:  # no start dominates on the gene sets: keep the best
             if self.greedy:
-                norms = column_norms(problem.X)
-                fits.append(fit_greedy(problem, method, norms=norms, **options))
+                fits.append(fit_greedy(problem, method, **options))
             agree = len(fits) == 2 and np.isclose(fits[0].objective, fits[1].objective, rtol=1e-9, atol=0.0)
             if self.warm_path and not agree:  # the path costs s solves: only when the cheap starts disagree
                 fits.append(fit_path(problem, problem.s, method, **options)[-1])
@@ -95,6 +100,7 @@ class _SparseBase(BaseEstimator):
         self.n_iter_ = fit.n_iter
         self.swaps_ = fit.swaps
         self.info_ = fit.info
+        self.lipschitz_ = problem.L_now  # pass as L to later fits on the same X (CV folds need their own)
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self, "coef_")
@@ -133,7 +139,7 @@ class SparseLinearRegressionPath(SparseLinearRegression):
     ``s_max=None`` uses the rule of ``s=None`` (`default_s`)."""
 
     def __init__(self, s_max=None, method="apg+", fit_intercept=True, normalize=True, polish=True, tol=1e-6,
-                 max_iter=10_000, L=None, time_limit=None, params=None):  # no s, no μ (LS has no ridge)
+                 max_iter=10_000, L=None, lipschitz="backtrack", time_limit=None, params=None):  # no s, no μ
         self.s_max = s_max
         self.method = method
         self.fit_intercept = fit_intercept
@@ -142,6 +148,7 @@ class SparseLinearRegressionPath(SparseLinearRegression):
         self.tol = tol
         self.max_iter = max_iter
         self.L = L
+        self.lipschitz = lipschitz
         self.time_limit = time_limit
         self.params = params
 
@@ -170,6 +177,7 @@ class SparseLinearRegressionPath(SparseLinearRegression):
         self.n_iter_ = int(sum(f.n_iter for f in fits))
         self.swaps_ = int(sum(f.swaps for f in fits))
         self.info_ = chosen.info
+        self.lipschitz_ = problem.L_now
 
 
 class SparseLogisticRegression(ClassifierMixin, _SparseBase):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .polish import column_norms, swap_polish
+from .polish import swap_polish
 from .problem import SparseProblem
 from .restricted import refit
 
@@ -41,7 +41,7 @@ def fit_one(problem: SparseProblem, method: str, *, polish: bool, tol: float, ma
 def fit_path(problem: SparseProblem, s_max: int, method: str, *, polish: bool, tol: float, max_iter: int,
              time_limit: float | None = None, params: dict | None = None) -> list[Fit]:
     """Fits at s = 1 … s_max, each started from the previous one; ``problem``'s own s is ignored."""
-    norms = column_norms(problem.X) if polish else None
+    norms = problem.column_norms() if polish else None
     fits: list[Fit] = []
     w = None
     for s in range(1, s_max + 1):
@@ -71,7 +71,7 @@ def greedy_support(problem: SparseProblem, s: int, norms: np.ndarray) -> np.ndar
 def fit_greedy(problem: SparseProblem, method: str, *, polish: bool, tol: float, max_iter: int,
                time_limit: float | None = None, params: dict | None = None, norms: np.ndarray | None = None) -> Fit:
     """The solver started at the greedy support's refit, then (optionally) the swap polish."""
-    norms = column_norms(problem.X) if norms is None else norms
+    norms = problem.column_norms() if norms is None else norms
     start = greedy_support(problem, problem.s, norms)
     return fit_one(problem.with_start(problem.s, start), method, polish=polish, tol=tol, max_iter=max_iter,
                    time_limit=time_limit, params=params, norms=norms)

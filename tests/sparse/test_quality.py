@@ -11,7 +11,8 @@ from solvers.sparse.polish import swap_polish
 from .conftest import random_problem
 from .test_solvers import brute_force, restricted_minimiser
 
-PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False)
+PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False,
+                   lipschitz="paper")
 
 
 def correlated_design(seed, m=30, n=12, rho=0.8):
@@ -54,7 +55,7 @@ def test_default_estimator_is_at_least_as_good_as_omp_on_raw_and_normalised_colu
 
 def test_greedy_start_is_omp_on_unit_norm_columns():
     from solvers.sparse.path import greedy_support
-    from solvers.sparse.polish import column_norms
+    from solvers.sparse.design import column_norms
 
     for seed in range(4):
         X, y = correlated_design(seed, m=40, n=60)
@@ -119,8 +120,10 @@ def test_lipschitz_constant_is_reused_and_s_none_follows_the_documented_rule():
     X, y = correlated_design(5, m=40, n=33)
     a = SparseLinearRegression().fit(X, y)
     assert a.s_ == 4 and np.count_nonzero(a.coef_) <= 4  # ⌈33/10⌉
-    b = SparseLinearRegression(s=2, L=a.lipschitz_).fit(X, y)
-    assert b.lipschitz_ == a.lipschitz_
+    b = SparseLinearRegression(s=2, L=a.lipschitz_, lipschitz="paper").fit(X, y)
+    assert b.lipschitz_ == a.lipschitz_  # a passed L is used as it is
+    c = SparseLinearRegression(s=2, L=a.lipschitz_).fit(X, y)
+    assert c.lipschitz_ >= a.lipschitz_  # or, backtracking, as the start
     assert SparseLinearRegression().fit(X[:6], y[:6]).s_ == 3  # at most ⌊m/2⌋
     with pytest.raises(InputError, match="between 1"):
         SparseLinearRegression(s=34).fit(X, y)
