@@ -18,8 +18,9 @@ Two ways to run them, and the difference matters:
   ``lipschitz_`` is the L the fit ended with; pass it as ``L`` to later fits on the same X.
 
 ``s=None`` picks ⌈n/10⌉ features, at most ⌊m/2⌋ (beyond that an LS subset fit starts to
-interpolate), at least 1. A user-set s that cannot hold raises InputError. The path estimator
-fits every s up to s_max in one call and keeps the s with the best BIC.
+interpolate), at least 1. A user-set s that cannot hold raises InputError. The path estimators
+fit every s up to s_max in one call (SparseLinearRegressionPath, SparseLogisticRegressionPath) and
+keep the s with the best BIC.
 """
 from __future__ import annotations
 
@@ -132,11 +133,41 @@ class SparseLinearRegression(RegressorMixin, _SparseBase):
         return self._decision(X)
 
 
-class SparseLinearRegressionPath(SparseLinearRegression):
-    """Every s = 1 … s_max in one call (warm-started, one L), then the s with the smallest BIC,
-    m·log(RSS/m) + s·log(m), for predict. Path attributes: s_path_, coef_path_ (s_max × n),
-    intercept_path_, objective_path_, bic_path_; coef_, intercept_ and s_ are the chosen fit.
-    ``s_max=None`` uses the rule of ``s=None`` (`default_s`)."""
+class _PathMixin:
+    """Every s = 1 … s_max in one call (warm-started, one L; path.py), then the s with the smallest BIC
+    for predict. Path attributes: s_path_, coef_path_ (s_max × n), intercept_path_, objective_path_,
+    bic_path_; coef_, intercept_ and s_ are the chosen fit. ``s_max=None`` uses the rule of ``s=None``.
+    A subclass gives ``_bic(objective_path, m)``, the criterion without its s·log(m) term."""
+
+    def _fit_problem(self, X, y) -> None:
+        method = self._method()
+        m, n = X.shape
+        s_max = default_s(m, n) if self.s_max is None else self.s_max
+        problem, design = self._problem(X, y, s_max, getattr(self, "mu", 0.0))  # validates s_max against n
+        fits = fit_path(problem, problem.s, method, polish=self.polish, tol=self.tol, max_iter=self.max_iter,
+                        time_limit=self.time_limit, params=self.params)
+        coefs = [design.unscale(f.w) for f in fits]
+        self.s_path_ = np.arange(1, len(fits) + 1)
+        self.coef_path_ = np.array([c for c, _ in coefs])
+        self.intercept_path_ = np.array([b for _, b in coefs])
+        self.objective_path_ = np.array([f.objective for f in fits])
+        self.bic_path_ = self._bic(self.objective_path_, m) + self.s_path_ * np.log(m)
+        best = int(np.argmin(self.bic_path_))
+        chosen = fits[best]
+        self.coef_, self.intercept_ = coefs[best]
+        self.s_ = int(self.s_path_[best])
+        self.support_ = np.flatnonzero(self.coef_)
+        self.objective_ = chosen.objective
+        self.history_ = chosen.history
+        self.status_ = chosen.status
+        self.n_iter_ = int(sum(f.n_iter for f in fits))
+        self.swaps_ = int(sum(f.swaps for f in fits))
+        self.info_ = chosen.info
+        self.lipschitz_ = problem.L_now
+
+
+class SparseLinearRegressionPath(_PathMixin, SparseLinearRegression):
+    """The LS path (see `_PathMixin`); BIC = m·log(RSS/m) + s·log(m)."""
 
     def __init__(self, s_max=None, method="apg+", fit_intercept=True, normalize=True, polish=True, tol=1e-6,
                  max_iter=10_000, L=None, lipschitz="backtrack", time_limit=None, params=None):  # no s, no μ
@@ -152,32 +183,8 @@ class SparseLinearRegressionPath(SparseLinearRegression):
         self.time_limit = time_limit
         self.params = params
 
-    def _fit_problem(self, X, y) -> None:
-        method = self._method()
-        m, n = X.shape
-        s_max = default_s(m, n) if self.s_max is None else self.s_max
-        problem, design = self._problem(X, y, s_max, 0.0)  # validates s_max against n
-        fits = fit_path(problem, problem.s, method, polish=self.polish, tol=self.tol, max_iter=self.max_iter,
-                        time_limit=self.time_limit, params=self.params)
-        coefs = [design.unscale(f.w) for f in fits]
-        self.s_path_ = np.arange(1, len(fits) + 1)
-        self.coef_path_ = np.array([c for c, _ in coefs])
-        self.intercept_path_ = np.array([b for _, b in coefs])
-        self.objective_path_ = np.array([f.objective for f in fits])
-        rss = np.maximum(2 * self.objective_path_, np.finfo(float).tiny)
-        self.bic_path_ = m * np.log(rss / m) + self.s_path_ * np.log(m)
-        best = int(np.argmin(self.bic_path_))
-        chosen = fits[best]
-        self.coef_, self.intercept_ = coefs[best]
-        self.s_ = int(self.s_path_[best])
-        self.support_ = np.flatnonzero(self.coef_)
-        self.objective_ = chosen.objective
-        self.history_ = chosen.history
-        self.status_ = chosen.status
-        self.n_iter_ = int(sum(f.n_iter for f in fits))
-        self.swaps_ = int(sum(f.swaps for f in fits))
-        self.info_ = chosen.info
-        self.lipschitz_ = problem.L_now
+    def _bic(self, objective: np.ndarray, m: int) -> np.ndarray:
+        return m * np.log(np.maximum(2 * objective, np.finfo(float).tiny) / m)
 
 
 class SparseLogisticRegression(ClassifierMixin, _SparseBase):
@@ -216,3 +223,26 @@ class SparseLogisticRegression(ClassifierMixin, _SparseBase):
     def predict(self, X):
         score = self._decision(X)
         return self.classes_[(score >= 0).astype(int)]  # sign(0) counts as +1 (digest §8 m)
+
+
+class SparseLogisticRegressionPath(_PathMixin, SparseLogisticRegression):
+    """The logistic path (see `_PathMixin`): s = 1 … s_max of (23), BIC = 2f + s·log(m) (2f is the
+    deviance up to the tiny ridge μ‖w̃‖²)."""
+
+    def __init__(self, s_max=None, method="apg+", fit_intercept=True, normalize=True, polish=True, tol=1e-6,
+                 max_iter=10_000, mu=1e-10, L=None, lipschitz="backtrack", time_limit=None, params=None):
+        self.s_max = s_max
+        self.method = method
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
+        self.polish = polish
+        self.tol = tol
+        self.max_iter = max_iter
+        self.mu = mu
+        self.L = L
+        self.lipschitz = lipschitz
+        self.time_limit = time_limit
+        self.params = params
+
+    def _bic(self, objective: np.ndarray, m: int) -> np.ndarray:
+        return 2 * objective

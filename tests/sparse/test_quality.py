@@ -5,7 +5,8 @@ import pytest
 from sklearn.linear_model import OrthogonalMatchingPursuit
 
 from solvers.core import InputError
-from solvers.sparse import SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression, SparseProblem, solve
+from solvers.sparse import (SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression,
+                            SparseLogisticRegressionPath, SparseProblem, solve)
 from solvers.sparse.polish import swap_polish
 
 from .conftest import random_problem
@@ -129,3 +130,30 @@ def test_lipschitz_constant_is_reused_and_s_none_follows_the_documented_rule():
         SparseLinearRegression(s=34).fit(X, y)
     with pytest.raises(InputError, match="between 1"):
         SparseLinearRegressionPath(s_max=0).fit(X, y)
+
+
+def test_logistic_path_is_warm_started_chooses_by_bic_and_predicts_with_the_chosen_fit():
+    from scipy.special import expit
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((300, 25))
+    u = X[:, [2, 9, 17]] @ np.array([1.5, -1.5, 1.2]) + 0.5
+    y = np.where(rng.random(300) < expit(u), "yes", "no")  # Bernoulli labels: not separable
+    est = SparseLogisticRegressionPath(s_max=6).fit(X, y)
+    assert est.coef_path_.shape == (6, 25) and est.s_path_.tolist() == list(range(1, 7))
+    assert all(np.count_nonzero(c) <= s for s, c in zip(est.s_path_, est.coef_path_))
+    f = est.objective_path_
+    assert np.all(np.diff(f) <= 1e-9 * np.abs(f[:-1]))  # each s starts at the previous solution: f_s ≤ f_{s−1}
+    # the criterion recomputed from the returned coefficients: (23) with μ‖w̃‖²/2 on the scaled coordinates
+    # w̃_j = ‖x_j‖ w_j and w̃_b = √m b (the intercept column is 1/√m); near separation ‖w̃‖ is large
+    codes = np.where(y == "yes", 1.0, -1.0)
+    norms = np.linalg.norm(X, axis=0)
+    f = [np.logaddexp(0.0, -codes * (X @ c + b)).sum() + 0.5e-10 * (np.sum((norms * c) ** 2) + 300 * b**2)
+         for c, b in zip(est.coef_path_, est.intercept_path_)]
+    np.testing.assert_allclose(2 * np.array(f) + est.s_path_ * np.log(300), est.bic_path_, rtol=1e-9)
+    assert np.flatnonzero(est.coef_path_[2]).tolist() == [2, 9, 17]  # the planted subset at s = 3
+    assert est.s_ == 1 + int(np.argmin(est.bic_path_)) and {2, 9, 17} <= set(est.support_)
+    np.testing.assert_array_equal(est.coef_, est.coef_path_[est.s_ - 1])
+    np.testing.assert_array_equal(est.predict(X), np.where(X @ est.coef_ + est.intercept_ >= 0, "yes", "no"))
+    single = SparseLogisticRegression(s=3).fit(X, y)  # the default estimator at s = 3: the same subset
+    assert single.support_.tolist() == [2, 9, 17]
