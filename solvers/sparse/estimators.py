@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core import InputError, check_labels
 from .design import Design
 from .methods import METHODS
-from .path import fit_greedy, fit_one, fit_path
+from .path import Fit, fit_greedy, fit_one, fit_path, polished
 from .polish import POLISH_MAX_S
 from .problem import SparseProblem
 
@@ -84,10 +84,15 @@ class _SparseBase(BaseEstimator):
         problem, design = self._problem(X, y, s, self.mu)
         options = dict(polish=self.polish, tol=self.tol, max_iter=self.max_iter, time_limit=self.time_limit,
                        params=self.params)
-        fits = [fit_one(problem, method, **options)]
+        fits = [fit_one(problem, method, **{**options, "polish": False})]
+        if 1 < problem.s <= POLISH_MAX_S and self.greedy:
+            fits.append(fit_greedy(problem, method, **{**options, "polish": False}))
+        if self.polish:  # once per distinct support: the two starts often end on the same one
+            done: dict[bytes, Fit] = {}
+            for k, fit in enumerate(fits):
+                key = np.flatnonzero(fit.w).tobytes()
+                fits[k] = done[key] = done[key] if key in done else polished(problem, fit)
         if 1 < problem.s <= POLISH_MAX_S:  # no start dominates on the gene sets: keep the best
-            if self.greedy:
-                fits.append(fit_greedy(problem, method, **options))
             agree = len(fits) == 2 and np.isclose(fits[0].objective, fits[1].objective, rtol=1e-9, atol=0.0)
             if self.warm_path and not agree:  # the path costs s solves: only when the cheap starts disagree
                 fits.append(fit_path(problem, problem.s, method, **options)[-1])

@@ -157,3 +157,20 @@ def test_logistic_path_is_warm_started_chooses_by_bic_and_predicts_with_the_chos
     np.testing.assert_array_equal(est.predict(X), np.where(X @ est.coef_ + est.intercept_ >= 0, "yes", "no"))
     single = SparseLogisticRegression(s=3).fit(X, y)  # the default estimator at s = 3: the same subset
     assert single.support_.tolist() == [2, 9, 17]
+
+
+@pytest.mark.parametrize("loss", ["ls", "logistic"])
+def test_the_polish_depends_only_on_the_support_it_starts_from(loss):
+    # the default estimator polishes each distinct support once, trusting this
+    from solvers.sparse.path import Fit, polished
+
+    pb = random_problem(loss, m=80, n=30, s=4, seed=2, mu=1e-2)
+    rng = np.random.default_rng(0)
+    S = np.array([1, 7, 12, 20])
+    outs = []
+    for _ in range(2):
+        w = np.zeros(pb.n)
+        w[S] = rng.standard_normal(S.size)
+        outs.append(polished(pb, Fit(w, pb.objective(w), "converged", 0, 0)))
+    np.testing.assert_allclose(outs[0].w, outs[1].w, rtol=1e-7, atol=1e-9)
+    assert outs[0].objective == pytest.approx(outs[1].objective, rel=1e-10)
