@@ -5,8 +5,9 @@ f has the linear-model form (4), f(w) = g(Xw) + μ‖w‖²/2, with
   * logistic loss (23):  g(u) = Σᵢ log(1 + exp(−yᵢuᵢ))         (μ = 1e-10 in the paper).
 Every evaluation goes through the margin u = Xw, which the solvers cache (`Point`), so
 one iteration costs one full product Xᵀ∇g(u) (a "gradient evaluation", GE) plus the
-product X_J w_J over the s active columns. X is dense or CSR and is never densified;
-a CSC copy serves column slices and, transposed, the product Xᵀv.
+product X_J w_J over the s active columns. X is dense, CSR (never densified; a CSC copy
+serves column slices and, transposed, the product Xᵀv) or a `ScaledDense` (design.py: the
+estimators' unit-norm columns and intercept column applied inside the products, no copy of X).
 
 The optimality measure is the normalised projected-gradient residual (24),
   Residual(w) = ‖w − P_{A_s}(w − λ∇f(w))‖ / (1 + ‖w‖ + λ‖∇f(w)‖),  λ = step_factor / L.

@@ -106,3 +106,14 @@ def test_backtracked_and_paper_l_find_the_same_subset_on_a_planted_problem(cls):
     assert fits[0].support_.tolist() == fits[1].support_.tolist()
     assert fits[1].objective_ == pytest.approx(fits[0].objective_, rel=1e-6)
     assert fits[1].lipschitz_ <= 2 * fits[0].lipschitz_  # doubling stops within 2× of the curvature it met
+
+
+@pytest.mark.parametrize("shape", [(40, 30), (150, 400)])  # the exact small-side eigenvalue, and Lanczos
+def test_the_paper_l_of_a_scaled_design_bounds_the_explicit_matrix(shape):
+    from solvers.sparse.lipschitz import RTOL, sigma_max_sq_bound
+
+    X = np.random.default_rng(2).standard_normal(shape) * np.linspace(0.5, 5.0, shape[1])
+    design = Design.build(X, normalize=True, fit_intercept=True)
+    E = explicit(X, design.scale, design.intercept_value)
+    exact = np.linalg.norm(E, 2) ** 2
+    assert exact * (1 - 1e-12) <= sigma_max_sq_bound(design.X) <= exact * (1 + RTOL) ** 2
