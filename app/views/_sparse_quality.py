@@ -1,4 +1,4 @@
-"""The "Subset quality" tab: the paper's APG+ beside our defaults, GraSP, OMP and abess (when installed)
+"""The "Subset quality" tab: the paper's APG+ beside our defaults, GraSP, OMP, abess and skscope (when installed)
 on the same objective (no intercept, same s), with objective, support and time in shared charts."""
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from solvers.sparse.bench_peers import objective, run_method
 from solvers.sparse.peers import available
 
 LABELS = {"apg+ paper": "APG+ (paper: raw X, w⁰ = 0)", "apg+ ours": "APG+ (ours: options below)",
-          "grasp": "GraSP", "omp": "OMP", "omp-n": "OMP (unit-norm columns)", "abess": "abess (peer)"}
+          "grasp": "GraSP", "omp": "OMP", "omp-n": "OMP (unit-norm columns)", "abess": "abess (peer)",
+          "skscope": "skscope (peer)"}
 
 
 def run_ours(problem: fam.SparseProblem, options: dict, stop: dict) -> np.ndarray:
@@ -70,18 +71,21 @@ def quality_tab(problem: fam.SparseProblem, stop: dict, truth, key: str, data_ke
         "with four switches: unit-norm columns (the same problem in scaled coordinates), a greedy forward "
         "start (OMP on unit-norm columns for LS) beside the start at 0 and, when those two disagree, a "
         "warm-started path s′ = 1 … s, the best kept, and a swap polish (exchange a support index for a better one while f drops, refitting on "
-        "the support). The convergence tabs above always run the "
+        "the support). Its step uses an L backtracked on the descent lemma (no σ_max(X)² up front). "
+        "The convergence tabs above always run the "
         "paper's exact methods; this tab compares subsets, not iterations.")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     options = {"normalize": c1.checkbox("unit-norm columns", True, key=f"{key}.q_norm"),
                "warm_path": c2.checkbox("warm path over s", True, key=f"{key}.q_path"),
                "greedy": c3.checkbox("greedy start", True, key=f"{key}.q_greedy"),
-               "polish": c4.checkbox("swap polish", True, key=f"{key}.q_polish")}
+               "polish": c4.checkbox("swap polish", True, key=f"{key}.q_polish"),
+               "lipschitz": "backtrack" if c5.checkbox("backtracked L", True, key=f"{key}.q_backtrack") else "paper"}
     methods = ["apg+ paper", "apg+ ours", "grasp"] + (["omp", "omp-n"] if problem.loss == "ls" else [])
-    if available()["abess"]:
-        methods.append("abess")
-    else:
-        st.caption("abess is not installed: `pip install -e \".[peers]\"` adds it to these charts.")
+    peers = [name for name, present in available().items() if present]
+    methods += peers
+    if len(peers) < len(available()):
+        missing = " and ".join(name for name, present in available().items() if not present)
+        st.caption(f"{missing} not installed: `pip install -e \".[peers]\"` adds them to these charts.")
     store = st.session_state.setdefault(f"{key}.quality", {})
     config = ui.config_key(key, data_key, problem.s, problem.loss, problem.mu, options, stop)
     if st.button("Compare subsets", key=f"{key}.quality_run"):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..core import Result, solve_with
 from . import synthetic  # noqa: F401  (registers the family's generators)
-from .estimators import SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression
+from .estimators import (SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression,
+                         SparseLogisticRegressionPath)
 from .methods import METHODS
 from .problem import PROBLEM_PARAMS, SparseProblem, make_problem, sparsity_from_ratio, prediction_score, train_test
 
@@ -28,4 +29,4 @@ def solve(problem: SparseProblem, method: str, *, tol: float = 1e-6, max_iter: i
 
 __all__ = ["solve", "METHODS", "PROBLEM_PARAMS", "make_problem", "SparseProblem", "sparsity_from_ratio",
            "prediction_score", "train_test", "SparseLinearRegression", "SparseLinearRegressionPath",
-           "SparseLogisticRegression", "TITLE", "PAPER"]
+           "SparseLogisticRegression", "SparseLogisticRegressionPath", "TITLE", "PAPER"]

@@ -95,4 +95,4 @@ def run_accelerated(problem: SparseProblem, *, tol: float, max_iter: int, time_l
         prev, cur = cur, step.next
     return rec.result({"w": z.w, "support": np.flatnonzero(z.w)}, grad_evals=ge, hess_vec=cg,
                       extrapolations=n_extrap, newton_steps=n_newton, identified_at=identified_at,
-                      L=problem.L, lam=problem.lam, s=problem.s)
+                      L=problem.L_now, lam=problem.lam, s=problem.s)

@@ -24,6 +24,8 @@ from ..core import InputError
 from . import make_problem, prediction_score, solve, sparsity_from_ratio
 from .bench_peers import add_arguments as add_peer_arguments
 from .bench_peers import run_peers
+from .bench_setup import add_arguments as add_setup_arguments
+from .bench_setup import run_setup
 from .synthetic import make_sparse_classification
 
 METHODS = ("pg", "apg", "apg+", "pg-ll", "apg-ll+")
@@ -185,8 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read α_min, α_max of (19) as absolute (App. B, default) or as multiples of λ")
     peers = sub.add_parser("peers", help="objective, support recovery and time beside OMP and abess (issue 10)")
     add_peer_arguments(peers)
+    setup = sub.add_parser("setup", help="profile of one estimator fit: validation, design, L, iterations, polish")
+    add_setup_arguments(setup)
     for p in (tables, sub.add_parser("rcv1", help="rcv1-shaped sparse logistic problem: PG / APG / APG+ times"),
-              sub.add_parser("gradcost", help="cost of one gradient step against two raw sparse products"), peers):
+              sub.add_parser("gradcost", help="cost of one gradient step against two raw sparse products"), peers,
+              setup):
         p.add_argument("--tol", type=float, default=1e-6, help="residual (24) tolerance (paper 1e-6)")
         p.add_argument("--max-iter", dest="max_iter", type=int, default=10_000, help="iteration cap (paper 10000)")
         p.add_argument("--seed", type=int, default=0)
@@ -213,7 +218,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     print(f"# machine: {machine()}")
-    table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost, "peers": run_peers}[args.what](args)
+    table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost, "peers": run_peers,
+             "setup": run_setup}[args.what](args)
     print(markdown(table))
     if args.csv:
         table.to_csv(args.csv, index=False)

@@ -68,4 +68,4 @@ def run_grasp(problem: SparseProblem, *, tol: float, max_iter: int, time_limit: 
     if np.count_nonzero(x.w):
         x, evals = refit(problem, np.union1d(np.flatnonzero(x.w), free), x.w, inner_max_iter)  # best on the kept support
     return rec.result({"w": x.w, "support": np.flatnonzero(x.w)}, grad_evals=ge, hess_vec=0,
-                      inner_evals=inner + evals, stalled=stalled, refit_objective=x.f, L=problem.L, lam=problem.lam, s=s)
+                      inner_evals=inner + evals, stalled=stalled, refit_objective=x.f, L=problem.L_now, lam=problem.lam, s=s)

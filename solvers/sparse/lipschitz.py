@@ -25,12 +25,16 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .design import ScaledDense, column_norms
+
 EXACT_SIDE = 64
 MAX_STEPS = 60
 RTOL = 1e-2  # the step is then at most ~2 % shorter than with the exact σ_max² (App. B: eigs at 1e-3)
 
 
 def frobenius_sq(X) -> float:
+    if isinstance(X, ScaledDense):
+        return float(np.sum(column_norms(X) ** 2))
     data = X.data if sp.issparse(X) else X
     return float(np.einsum("i,i->", data.ravel(), data.ravel())) if data.size else 0.0
 
@@ -43,6 +47,7 @@ def sigma_max_sq_bound(X, *, rtol: float = RTOL, seed: int = 0) -> float:
         return 0.0
     wide = m <= n  # work on the short side: A = XXᵀ (m × m) or XᵀX (n × n)
     if min(m, n) <= EXACT_SIDE:
+        X = X.toarray() if isinstance(X, ScaledDense) else X
         G = X @ X.T if wide else X.T @ X
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
         return float(min(np.linalg.eigvalsh(G)[-1], fro))

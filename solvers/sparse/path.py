@@ -2,11 +2,11 @@
 (see polish.py for the swap step that follows each)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .polish import column_norms, swap_polish
+from .polish import swap_polish
 from .problem import SparseProblem
 from .restricted import refit
 
@@ -30,18 +30,24 @@ def fit_one(problem: SparseProblem, method: str, *, polish: bool, tol: float, ma
     from . import solve  # the package's solve (late import: the package imports this module)
 
     r = solve(problem, method, tol=tol, max_iter=max_iter, time_limit=time_limit, **(params or {}))
-    w, f, swaps, ge = r.solution["w"], problem.objective(r.solution["w"]), 0, r.info["grad_evals"]
-    if polish:
-        point, pinfo = swap_polish(problem, w, norms)
-        if point.f <= f:  # the refit on the same support alone never increases f; guard round-off
-            w, f, swaps, ge = point.w, point.f, pinfo.swaps, ge + pinfo.grad_evals
-    return Fit(w, f, r.status, r.info["n_iter"], ge, swaps, r.history, r.info)
+    fit = Fit(r.solution["w"], problem.objective(r.solution["w"]), r.status, r.info["n_iter"], r.info["grad_evals"],
+              0, r.history, r.info)
+    return polished(problem, fit, norms) if polish else fit
+
+
+def polished(problem: SparseProblem, fit: Fit, norms: np.ndarray | None = None) -> Fit:
+    """``fit`` after the swap polish. The polish depends only on the support it starts from (it refits there
+    first), so fits that end on the same support need it once."""
+    point, pinfo = swap_polish(problem, fit.w, norms)
+    if point.f > fit.objective:  # the refit on the same support alone never increases f; guard round-off
+        return fit
+    return replace(fit, w=point.w, objective=point.f, swaps=pinfo.swaps, grad_evals=fit.grad_evals + pinfo.grad_evals)
 
 
 def fit_path(problem: SparseProblem, s_max: int, method: str, *, polish: bool, tol: float, max_iter: int,
              time_limit: float | None = None, params: dict | None = None) -> list[Fit]:
     """Fits at s = 1 … s_max, each started from the previous one; ``problem``'s own s is ignored."""
-    norms = column_norms(problem.X) if polish else None
+    norms = problem.column_norms() if polish else None
     fits: list[Fit] = []
     w = None
     for s in range(1, s_max + 1):
@@ -71,7 +77,7 @@ def greedy_support(problem: SparseProblem, s: int, norms: np.ndarray) -> np.ndar
 def fit_greedy(problem: SparseProblem, method: str, *, polish: bool, tol: float, max_iter: int,
                time_limit: float | None = None, params: dict | None = None, norms: np.ndarray | None = None) -> Fit:
     """The solver started at the greedy support's refit, then (optionally) the swap polish."""
-    norms = column_norms(problem.X) if norms is None else norms
+    norms = problem.column_norms() if norms is None else norms
     start = greedy_support(problem, problem.s, norms)
     return fit_one(problem.with_start(problem.s, start), method, polish=polish, tol=tol, max_iter=max_iter,
                    time_limit=time_limit, params=params, norms=norms)

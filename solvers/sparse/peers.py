@@ -1,9 +1,9 @@
 """Best-subset solvers from elsewhere, run on the same objective for side-by-side comparisons.
 
 Every entry takes (X, y∈{−1,+1} or real, loss, s) and returns coefficients (no intercept; the
-objective is recomputed from them by the caller). OMP comes with scikit-learn; abess is an
-optional peer (``pip install -e ".[peers]"``): `available()` says which are installed, and the
-core install never imports it.
+objective is recomputed from them by the caller). OMP comes with scikit-learn; abess and skscope
+are optional peers (``pip install -e ".[peers]"``): `available()` says which are installed, and the
+core install never imports them.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import importlib.util
 import numpy as np
 from sklearn.linear_model import OrthogonalMatchingPursuit
 
-from .polish import column_norms
+from .design import column_norms
 
 
 def available() -> dict[str, bool]:
-    return {"abess": importlib.util.find_spec("abess") is not None}
+    return {name: importlib.util.find_spec(name) is not None for name in ("abess", "skscope")}
 
 
 def omp(X, y, loss: str, s: int, normalize: bool = False) -> np.ndarray:
@@ -40,3 +40,22 @@ def abess_fit(X, y, loss: str, s: int) -> np.ndarray:
         model = abess.LogisticRegression(support_size=[s], fit_intercept=False)
         model.fit(X, (np.asarray(y) > 0).astype(float))
     return np.asarray(model.coef_, dtype=float).ravel()
+
+
+def skscope_fit(X, y, loss: str, s: int) -> np.ndarray:
+    """skscope (Wang et al., JMLR 2024): splicing on an autodiff objective (jax, in float64), exactly s."""
+    import jax  # optional peer (skscope depends on it)
+
+    jax.config.update("jax_enable_x64", True)  # jax computes in float32 by default
+    import jax.numpy as jnp
+    from skscope import ScopeSolver
+
+    Xj = jnp.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=jnp.float64)
+    yj = jnp.asarray(y, dtype=jnp.float64)
+    if loss == "ls":
+        def objective(w):
+            return 0.5 * jnp.sum((yj - Xj @ w) ** 2)
+    else:
+        def objective(w):
+            return jnp.sum(jnp.logaddexp(0.0, -yj * (Xj @ w)))
+    return np.asarray(ScopeSolver(X.shape[1], sparsity=s).solve(objective, jit=True), dtype=float)

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .problem import Point, SparseProblem
 from .restricted import refit
@@ -30,11 +29,6 @@ from .restricted import refit
 POLISH_MAX_S = 100
 MAX_SWAPS = 50
 N_CANDIDATES = 5
-
-
-def column_norms(X) -> np.ndarray:
-    sq = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else np.einsum("ij,ij->j", X, X)
-    return np.sqrt(sq)
 
 
 @dataclass
@@ -54,7 +48,7 @@ def swap_polish(problem: SparseProblem, w: np.ndarray, norms: np.ndarray | None 
     info = PolishInfo(objective_before=problem.objective(w))
     if S.size == 0 or S.size > POLISH_MAX_S:
         return x, info
-    norms = column_norms(problem.X) if norms is None else norms
+    norms = problem.column_norms() if norms is None else norms
     safe = np.where(norms > 0, norms, np.inf)  # an all-zero column is never worth adding
     for info.sweeps in range(1, MAX_SWAPS + 2):
         order = S[np.argsort(np.abs(x.w[S]) * norms[S], kind="stable")]

@@ -31,3 +31,17 @@ def test_peers_comparison_prints_objectives_recovery_and_a_summary(capsys):
                  "--methods", "apg+ paper", "apg+ ours", "omp", "abess", "--max-iter", "300"]) == 0
     out = capsys.readouterr().out
     assert "## summary: recovery" in out and "supports recovered" in out and "gap to best [%]" in out
+
+
+def test_setup_profile_splits_a_fit_into_parts_that_add_up_to_at_most_the_whole():
+    from solvers.sparse.bench_setup import PARTS, run_setup
+
+    class Args:
+        large_ls, large_logistic, seed, tol, max_iter = (80, 300), (80, 200), 0, 1e-6, 1000
+
+    table = run_setup(Args())
+    assert len(table) == 8 and set(table["L"]) == {"paper", "backtrack"}
+    parts = table[list(PARTS)].sum(axis=1)  # disjoint calls (none of the profiled functions calls another)
+    assert (parts <= table["whole fit [s]"] + 1e-3).all()
+    assert (table.loc[table["L"] == "backtrack", "L bound [s]"] == 0).all()
+    assert (table.loc[table["L"] == "paper", "L bound [s]"] > 0).all()

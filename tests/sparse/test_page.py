@@ -110,6 +110,7 @@ def test_subset_quality_tab_compares_the_paper_method_ours_and_the_peers():
     at = open_page("sparse")
     at.checkbox(key="sp.q_polish").uncheck().run()
     at.checkbox(key="sp.q_polish").check().run()
+    at.checkbox(key="sp.q_backtrack").uncheck().run()  # the paper's L for ours too
     at.button(key="sp.quality_run").click().run()
     assert_clean(at)
     titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
@@ -117,3 +118,4 @@ def test_subset_quality_tab_compares_the_paper_method_ours_and_the_peers():
     names = trace_names(at)
     assert {"APG+ (paper: raw X, w⁰ = 0)", "APG+ (ours: options below)", "OMP", "truth w*"} <= names
     assert ("abess (peer)" in names) == available()["abess"]
+    assert ("skscope (peer)" in names) == available()["skscope"]

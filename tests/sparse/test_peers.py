@@ -1,10 +1,10 @@
-"""The optional peers (abess) and the in-house references (OMP, best single feature) of the peers bench."""
+"""The optional peers (abess, skscope) and the in-house references (OMP, best single feature) of the peers bench."""
 import numpy as np
 import pytest
 
 from solvers.sparse import SparseLinearRegression, SparseProblem
 from solvers.sparse.bench_peers import best_single, objective
-from solvers.sparse.peers import abess_fit, available, omp
+from solvers.sparse.peers import abess_fit, available, omp, skscope_fit
 
 from .test_quality import correlated_design
 from .test_solvers import brute_force
@@ -38,3 +38,15 @@ def test_abess_and_our_default_agree_with_brute_force_on_a_small_problem(loss):
     if loss == "ls":
         ours = SparseLinearRegression(s=3, fit_intercept=False).fit(X, y).coef_
         assert objective(X, y, loss, ours) == pytest.approx(f_star, rel=1e-8)
+
+
+@pytest.mark.skipif(not available()["skscope"], reason="skscope is an optional peer: pip install -e '.[peers]'")
+@pytest.mark.parametrize("loss", ["ls", "logistic"])
+def test_skscope_returns_an_s_sparse_vector_at_the_brute_force_optimum_on_a_small_problem(loss):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 10))
+    u = X[:, [0, 5, 8]] @ np.array([1.5, -2.0, 1.0])
+    y = u + 0.3 * rng.standard_normal(60) if loss == "ls" else np.where(u + rng.standard_normal(60) > 0, 1.0, -1.0)
+    f_star, _ = brute_force(SparseProblem(X, y, loss=loss, s=3, mu=0.0 if loss == "ls" else 1e-10))
+    peer = skscope_fit(X, y, loss, 3)
+    assert np.count_nonzero(peer) <= 3 and objective(X, y, loss, peer) == pytest.approx(f_star, rel=1e-4)

@@ -5,13 +5,15 @@ import pytest
 from sklearn.linear_model import OrthogonalMatchingPursuit
 
 from solvers.core import InputError
-from solvers.sparse import SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression, SparseProblem, solve
+from solvers.sparse import (SparseLinearRegression, SparseLinearRegressionPath, SparseLogisticRegression,
+                            SparseLogisticRegressionPath, SparseProblem, solve)
 from solvers.sparse.polish import swap_polish
 
 from .conftest import random_problem
 from .test_solvers import brute_force, restricted_minimiser
 
-PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False)
+PAPER_EXACT = dict(method="apg+", fit_intercept=False, normalize=False, warm_path=False, greedy=False, polish=False,
+                   lipschitz="paper")
 
 
 def correlated_design(seed, m=30, n=12, rho=0.8):
@@ -54,7 +56,7 @@ def test_default_estimator_is_at_least_as_good_as_omp_on_raw_and_normalised_colu
 
 def test_greedy_start_is_omp_on_unit_norm_columns():
     from solvers.sparse.path import greedy_support
-    from solvers.sparse.polish import column_norms
+    from solvers.sparse.design import column_norms
 
     for seed in range(4):
         X, y = correlated_design(seed, m=40, n=60)
@@ -119,10 +121,56 @@ def test_lipschitz_constant_is_reused_and_s_none_follows_the_documented_rule():
     X, y = correlated_design(5, m=40, n=33)
     a = SparseLinearRegression().fit(X, y)
     assert a.s_ == 4 and np.count_nonzero(a.coef_) <= 4  # ⌈33/10⌉
-    b = SparseLinearRegression(s=2, L=a.lipschitz_).fit(X, y)
-    assert b.lipschitz_ == a.lipschitz_
+    b = SparseLinearRegression(s=2, L=a.lipschitz_, lipschitz="paper").fit(X, y)
+    assert b.lipschitz_ == a.lipschitz_  # a passed L is used as it is
+    c = SparseLinearRegression(s=2, L=a.lipschitz_).fit(X, y)
+    assert c.lipschitz_ >= a.lipschitz_  # or, backtracking, as the start
     assert SparseLinearRegression().fit(X[:6], y[:6]).s_ == 3  # at most ⌊m/2⌋
     with pytest.raises(InputError, match="between 1"):
         SparseLinearRegression(s=34).fit(X, y)
     with pytest.raises(InputError, match="between 1"):
         SparseLinearRegressionPath(s_max=0).fit(X, y)
+
+
+def test_logistic_path_is_warm_started_chooses_by_bic_and_predicts_with_the_chosen_fit():
+    from scipy.special import expit
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((300, 25))
+    u = X[:, [2, 9, 17]] @ np.array([1.5, -1.5, 1.2]) + 0.5
+    y = np.where(rng.random(300) < expit(u), "yes", "no")  # Bernoulli labels: not separable
+    est = SparseLogisticRegressionPath(s_max=6).fit(X, y)
+    assert est.coef_path_.shape == (6, 25) and est.s_path_.tolist() == list(range(1, 7))
+    assert all(np.count_nonzero(c) <= s for s, c in zip(est.s_path_, est.coef_path_))
+    f = est.objective_path_
+    assert np.all(np.diff(f) <= 1e-9 * np.abs(f[:-1]))  # each s starts at the previous solution: f_s ≤ f_{s−1}
+    # the criterion recomputed from the returned coefficients: (23) with μ‖w̃‖²/2 on the scaled coordinates
+    # w̃_j = ‖x_j‖ w_j and w̃_b = √m b (the intercept column is 1/√m); near separation ‖w̃‖ is large
+    codes = np.where(y == "yes", 1.0, -1.0)
+    norms = np.linalg.norm(X, axis=0)
+    f = [np.logaddexp(0.0, -codes * (X @ c + b)).sum() + 0.5e-10 * (np.sum((norms * c) ** 2) + 300 * b**2)
+         for c, b in zip(est.coef_path_, est.intercept_path_)]
+    np.testing.assert_allclose(2 * np.array(f) + est.s_path_ * np.log(300), est.bic_path_, rtol=1e-9)
+    assert np.flatnonzero(est.coef_path_[2]).tolist() == [2, 9, 17]  # the planted subset at s = 3
+    assert est.s_ == 1 + int(np.argmin(est.bic_path_)) and {2, 9, 17} <= set(est.support_)
+    np.testing.assert_array_equal(est.coef_, est.coef_path_[est.s_ - 1])
+    np.testing.assert_array_equal(est.predict(X), np.where(X @ est.coef_ + est.intercept_ >= 0, "yes", "no"))
+    single = SparseLogisticRegression(s=3).fit(X, y)  # the default estimator at s = 3: the same subset
+    assert single.support_.tolist() == [2, 9, 17]
+
+
+@pytest.mark.parametrize("loss", ["ls", "logistic"])
+def test_the_polish_depends_only_on_the_support_it_starts_from(loss):
+    # the default estimator polishes each distinct support once, trusting this
+    from solvers.sparse.path import Fit, polished
+
+    pb = random_problem(loss, m=80, n=30, s=4, seed=2, mu=1e-2)
+    rng = np.random.default_rng(0)
+    S = np.array([1, 7, 12, 20])
+    outs = []
+    for _ in range(2):
+        w = np.zeros(pb.n)
+        w[S] = rng.standard_normal(S.size)
+        outs.append(polished(pb, Fit(w, pb.objective(w), "converged", 0, 0)))
+    np.testing.assert_allclose(outs[0].w, outs[1].w, rtol=1e-7, atol=1e-9)
+    assert outs[0].objective == pytest.approx(outs[1].objective, rel=1e-10)
