@@ -48,9 +48,10 @@ class SpectralPoint:
         return (self.U[:, :k] * (self.nu[:k] - self.tau)) @ self.Vt[:k]
 
     def envelope(self) -> float:
-        """Moreau envelope E_{τ‖·‖_*}(Z) = ½‖Z‖² − ½‖Z − Π_B Z‖² = ½Σν² − ½Σf(ν)²."""
-        f = np.maximum(self.nu - self.tau, 0.0)
-        return 0.5 * float(self.nu @ self.nu - f @ f)
+        """Moreau envelope E_{τ‖·‖_*}(Z) = ½‖Z‖² − ½‖Z − Π_B Z‖² = ½Σν² − ½Σf(ν)², summed as
+        ½Σ m(2ν − m) with m = min(ν, τ): no cancellation between two large squares when ν ≫ τ."""
+        m = np.minimum(self.nu, self.tau)
+        return 0.5 * float(m @ (2.0 * self.nu - m))
 
 
 def _divided_differences(nu: np.ndarray, tau: float, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

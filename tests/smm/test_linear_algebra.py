@@ -1,6 +1,8 @@
 """Sec. 4 linear algebra against independent references: finite differences, dense assembly."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -173,3 +175,41 @@ def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path
         assert stats.direct == 1
     np.testing.assert_allclose(dW, ref_dW, rtol=1e-7, atol=1e-9)
     assert db == pytest.approx(ref_db, rel=1e-7, abs=1e-9)
+
+
+def _exact_half_squares_difference(a, b) -> Fraction:
+    """½(Σa² − Σb²) in exact rational arithmetic on the given doubles."""
+    return sum((Fraction(x) ** 2 - Fraction(z) ** 2 for x, z in zip(a.tolist(), b.tolist())), Fraction(0)) / 2
+
+
+def test_phi_keeps_its_accuracy_at_a_large_penalty():
+    """At σ = 1e5 most |ω_j| ≈ σ·|margin residual| ≈ 1e5: φ's box envelope (‖ω‖² − ‖ω − Π_S ω‖²)/(2σ) must not
+    lose eps·‖ω‖²/σ to cancellation (the round-2 stall: Armijo's decreases fell below that error and SNCG gave
+    up, docs/benchmarks/smm.md round 3). Reference: the definition in exact rational arithmetic on the same ω."""
+    rng = np.random.default_rng(7)
+    n, p, q, C, sigma = 2000, 4, 4, 10.0, 1e5
+    X = rng.standard_normal((n, p * q))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    lam = -rng.uniform(0.0, C, n)
+    sub = Subproblem(X, y, (p, q), C, 0.0, sigma, lam, None)
+    W, b = rng.standard_normal((p, q)), 0.1
+    pt = evaluate(sub, W, b, X @ W.ravel(), gradient=False)
+    omega = pt.omega
+    exact = (_exact_half_squares_difference(omega, omega - np.clip(omega, 0.0, C)) / Fraction(sigma)
+             + _exact_half_squares_difference(W.ravel(), np.zeros(W.size)))
+    # a sum of n terms of size |t_j| carries at most ~ n·eps·Σ|t_j| of rounding (far less in practice);
+    # the cancelling form's error is eps·‖ω‖²/σ ≈ 2e-16·2e13/1e5 ≈ 4e-8 here, 1e3 × this bound
+    terms = np.abs(np.clip(omega, 0.0, C) * (2.0 * omega - np.clip(omega, 0.0, C))) / (2.0 * sigma)
+    bound = 8 * np.log2(n) * np.finfo(float).eps * (terms.sum() + 0.5 * np.vdot(W, W))
+    assert abs(pt.phi - float(exact)) <= bound
+
+
+def test_spectral_envelope_keeps_its_accuracy_far_outside_the_ball():
+    """E_{τ‖·‖_*}(Z) = ½Σν² − ½Σ(ν − τ)₊² with ν ≈ 1e6 ≫ τ = 1: against exact rational arithmetic."""
+    rng = np.random.default_rng(8)
+    Z = 1e6 * rng.standard_normal((5, 7))
+    sp = SpectralPoint.of(Z, 1.0)
+    exact = _exact_half_squares_difference(sp.nu, np.maximum(sp.nu - sp.tau, 0.0))
+    m = np.minimum(sp.nu, sp.tau)
+    bound = 8 * np.finfo(float).eps * float(np.sum(m * (2 * sp.nu - m)))
+    assert abs(sp.envelope() - float(exact)) <= bound
