@@ -95,8 +95,8 @@ class BoxQP:
         a Newton step whose free set changed (a projected Newton phase; a repeated free set means the
         clipping stalls it, and BB steps take over). Newton first pays off on warm starts
         (K-NPSVC++'s u-step between outer iterations): the active set is then nearly right and one or
-        two Newton steps finish (measured over 10 outer iterations: 1 394 → 522 QP iterations on DNA,
-        2 367 → 1 851 on digits)."""
+        two Newton steps finish (QP iterations over 10 outer iterations, DNA / digits: 1 394 / 2 367 with
+        BB steps only, 522 / 1 851 with a Newton step every tenth, 135 / 953 with the Newton phase)."""
         newton_next = S is not None
         while self.n_iter < max_iter and self.kkt_residual() > tol:
             if newton_next:
