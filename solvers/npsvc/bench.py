@@ -53,7 +53,8 @@ def accuracy_part(names: list[str], splits: int, max_train: int) -> None:
 
 
 def time_part(names: list[str], repeats: int, max_train: int) -> None:
-    print(f"\n## Training time on the same kernel (median of {repeats}; kernel + Cholesky included for ours)\n")
+    print(f"\n## Training time on the same kernel (fastest of {repeats}: on a shared machine the least disturbed run "
+          f"is the closest to the work done; kernel + Cholesky included for ours)\n")
     rows = []
     for name in names:
         problem = make_problem(load(name), max_train=max_train)
@@ -63,11 +64,12 @@ def time_part(names: list[str], repeats: int, max_train: int) -> None:
             for label, method in (("TWSVM", "twsvm"), ("K-NPSVC++ (10 it.)", "knpsvc")):
                 fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
                 seconds[label].append(run_method(fresh, method, tol=1e-6, max_iter=200 if method == "twsvm" else 10)[1])
-        med = {k: float(np.median(v)) for k, v in seconds.items()}
-        rows.append({"dataset": name, "n_train": problem.n_train, **{f"{k} [s]": v for k, v in med.items()},
-                     "K-NPSVC++ / SVC": med["K-NPSVC++ (10 it.)"] / med["SVC"],
-                     "K-NPSVC++ / TWSVM": med["K-NPSVC++ (10 it.)"] / med["TWSVM"]})
+        fastest = {k: float(np.min(v)) for k, v in seconds.items()}
+        rows.append({"dataset": name, "n_train": problem.n_train, **{f"{k} [s]": v for k, v in fastest.items()},
+                     "K-NPSVC++ / SVC": fastest["K-NPSVC++ (10 it.)"] / fastest["SVC"],
+                     "K-NPSVC++ / TWSVM": fastest["K-NPSVC++ (10 it.)"] / fastest["TWSVM"]})
     print(markdown(pd.DataFrame(rows)))
+    print(f"\n(load average {os.getloadavg()[0]:.1f} at the end)")
     print("\nPaper (Table A.1, MATLAB, CPU): K-NPSVC++ / TWSVM = 1.58 (DTD), 1.60 (FLW-102), 1.70 (Cifar-10); "
           "target here: K-NPSVC++ ≤ 3 × SVC.")
 
