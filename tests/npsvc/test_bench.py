@@ -25,3 +25,9 @@ def test_tiny_deep_and_ablation_tables(capsys):
     assert main(["--part", "ablation", "--betas", "0.85,0.1", "--second-step", "on,off", *tiny]) == 0
     out = capsys.readouterr().out
     assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out and "no second step" in out
+
+
+def test_tiny_time_table(capsys):
+    assert main(["--part", "time", "--datasets", "iris", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "fastest of 2" in out and "K-NPSVC++ / TWSVM" in out and "| iris |" in out
