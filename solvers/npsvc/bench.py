@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 
@@ -52,24 +53,48 @@ def accuracy_part(names: list[str], splits: int, max_train: int) -> None:
         print()
 
 
-def time_part(names: list[str], repeats: int, max_train: int) -> None:
-    print(f"\n## Training time on the same kernel (median of {repeats}; kernel + Cholesky included for ours)\n")
+@contextlib.contextmanager
+def process_clock():
+    """Make the solvers' clock count this process's CPU seconds instead of wall seconds.
+
+    core's HistoryRecorder and fit_svc read time.perf_counter; on a shared, loaded machine the wall
+    clock also counts the time other jobs hold the cores (a load of 15–19 on 2 cores inflated single
+    runs 3–10× and unevenly). With one BLAS thread, process time is the work done. Only the benchmark
+    uses this, and the original clock is restored on exit.
+    """
+    wall = time.perf_counter
+    time.perf_counter = time.process_time
+    try:
+        yield
+    finally:
+        time.perf_counter = wall
+
+
+def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall") -> None:
+    print(f"\n## Training time on the same kernel ({clock} seconds, fastest of {repeats}: on a shared machine the "
+          f"least disturbed run is the closest to the work done; kernel + Cholesky included for ours)\n")
     rows = []
     for name in names:
-        problem = make_problem(load(name), max_train=max_train)
-        seconds = {"SVC": [], "TWSVM": [], "K-NPSVC++ (10 it.)": []}
-        for _ in range(repeats):
-            seconds["SVC"].append(fit_svc(problem)[2])
-            for label, method in (("TWSVM", "twsvm"), ("K-NPSVC++ (10 it.)", "knpsvc")):
-                fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
-                seconds[label].append(run_method(fresh, method, tol=1e-6, max_iter=200 if method == "twsvm" else 10)[1])
-        med = {k: float(np.median(v)) for k, v in seconds.items()}
-        rows.append({"dataset": name, "n_train": problem.n_train, **{f"{k} [s]": v for k, v in med.items()},
-                     "K-NPSVC++ / SVC": med["K-NPSVC++ (10 it.)"] / med["SVC"],
-                     "K-NPSVC++ / TWSVM": med["K-NPSVC++ (10 it.)"] / med["TWSVM"]})
+        with process_clock() if clock == "cpu" else contextlib.nullcontext():
+            rows.append(time_one(name, repeats, max_train))
     print(markdown(pd.DataFrame(rows)))
+    print(f"\n(load average {os.getloadavg()[0]:.1f} at the end)")
     print("\nPaper (Table A.1, MATLAB, CPU): K-NPSVC++ / TWSVM = 1.58 (DTD), 1.60 (FLW-102), 1.70 (Cifar-10); "
           "target here: K-NPSVC++ ≤ 3 × SVC.")
+
+
+def time_one(name: str, repeats: int, max_train: int) -> dict:
+    problem = make_problem(load(name), max_train=max_train)
+    seconds = {"SVC": [], "TWSVM": [], "K-NPSVC++ (10 it.)": []}
+    for _ in range(repeats):
+        seconds["SVC"].append(fit_svc(problem)[2])
+        for label, method in (("TWSVM", "twsvm"), ("K-NPSVC++ (10 it.)", "knpsvc")):
+            fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
+            seconds[label].append(run_method(fresh, method, tol=1e-6, max_iter=200 if method == "twsvm" else 10)[1])
+    fastest = {k: float(np.min(v)) for k, v in seconds.items()}
+    return {"dataset": name, "n_train": problem.n_train, **{f"{k} [s]": v for k, v in fastest.items()},
+            "K-NPSVC++ / SVC": fastest["K-NPSVC++ (10 it.)"] / fastest["SVC"],
+            "K-NPSVC++ / TWSVM": fastest["K-NPSVC++ (10 it.)"] / fastest["TWSVM"]}
 
 
 DEEP_METHODS = {"D-NPSVC++": "dnpsvc", "DTWSVN (τ = 1/K)": "fixed-tau", "cross-entropy": "cross-entropy"}
@@ -155,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--splits", type=int, default=10, help="random 60/40 splits (paper: 10)")
     parser.add_argument("--max-train", type=int, default=1000, help="cap on training rows (the kernel is n×n)")
     parser.add_argument("--repeats", type=int, default=3, help="timing repeats")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time part: wall seconds, or this process's CPU seconds (robust on a loaded machine)")
     parser.add_argument("--epochs", type=int, default=15, help="D-NPSVC++ epochs")
     parser.add_argument("--seeds", type=int, default=3, help="D-NPSVC++ seeds")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -172,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("accuracy", "all"):
         accuracy_part(names, args.splits, args.max_train)
     if args.part in ("time", "all"):
-        time_part([n for n in names if n in ("digits", "dna", "usps")] or names[:1], args.repeats, args.max_train)
+        time_part([n for n in names if n in ("digits", "dna", "usps")] or names[:1], args.repeats, args.max_train,
+                  args.clock)
     deep = {"datasets": [n for n in args.deep_datasets.split(",") if n], "priors": args.priors.split(","),
             "epochs": args.epochs, "seeds": args.seeds, "n_train": args.deep_train, "threads": args.threads,
             "device": args.device}

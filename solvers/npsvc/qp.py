@@ -33,6 +33,9 @@ class BoxQP:
         self.grad = self.Sx + self.q
         self.step_size = 1.0 / max(_rayleigh(matvec, self.grad), 1e-12)
         self.n_iter = 0
+        self.free_changed = True  # the last Newton step's free set differed from the one before it
+        self._free: np.ndarray | None = None  # free set of the last Newton step and its Cholesky factor
+        self._factor = None
 
     def kkt_residual(self) -> float:
         """‖x − clip(x − ∇f(x), lower, c)‖_∞: zero exactly at the optimum."""
@@ -59,21 +62,27 @@ class BoxQP:
     def newton_step(self, S: np.ndarray) -> None:
         """Newton step on the free variables (bounds with an outward gradient stay fixed), projected
         onto the box, then the exact line search of ``step`` — a gradient-projection/subspace step
-        in the spirit of Moré & Toraldo (1991) that finishes once the active set is right."""
+        in the spirit of Moré & Toraldo (1991) that finishes once the active set is right.
+        The Cholesky factor of S_ff is kept and reused while the free set does not change."""
         x, g, lo, c = self.x, self.grad, self.lower, self.upper
         free = np.flatnonzero(((x > lo) & (x < c)) | ((x <= lo) & (g < 0)) | ((x >= c) & (g > 0)))
         if free.size == 0:
+            self.free_changed = False
             return self.step()
-        S_ff = S[np.ix_(free, free)]
-        ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
-        S_ff[np.diag_indices_from(S_ff)] += ridge
-        d_free = -sla.solve(S_ff, g[free], assume_a="pos", check_finite=False)
-        d_free = np.clip(x[free] + d_free, lo[free], c[free]) - x[free]
-        Sd = S[:, free] @ d_free
-        dSd, gd = float(d_free @ Sd[free]), float(g[free] @ d_free)
+        self.free_changed = self._free is None or not np.array_equal(free, self._free)
+        if self.free_changed:
+            S_ff = S[np.ix_(free, free)]
+            ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
+            S_ff[np.diag_indices_from(S_ff)] += ridge
+            self._free, self._factor = free, sla.cho_factor(S_ff, lower=True, overwrite_a=True, check_finite=False)
+        d = np.zeros_like(x)
+        d[free] = np.clip(x[free] - sla.cho_solve(self._factor, g[free], check_finite=False), lo[free], c[free])
+        d[free] -= x[free]
+        Sd = S @ d  # one contiguous product; S[:, free] would copy the columns first
+        dSd, gd = float(d @ Sd), float(g @ d)
         if dSd > 1e-300 and gd < 0:
             t = min(1.0, -gd / dSd)
-            x[free] += t * d_free
+            x += t * d
             np.clip(x, lo, c, out=x)
             self.Sx += t * Sd
             self.grad += t * Sd
@@ -82,15 +91,20 @@ class BoxQP:
     def solve(self, tol: float = 1e-8, max_iter: int = 10_000, S: np.ndarray | None = None,
               newton_every: int = 10) -> "BoxQP":
         """Iterate until the KKT residual is ≤ tol; with the explicit matrix S, the first and then every
-        ``newton_every``-th iteration is a subspace Newton step. Newton first pays off on warm starts
+        ``newton_every``-th iteration is a subspace Newton step, and so is every iteration that follows
+        a Newton step whose free set changed (a projected Newton phase; a repeated free set means the
+        clipping stalls it, and BB steps take over). Newton first pays off on warm starts
         (K-NPSVC++'s u-step between outer iterations): the active set is then nearly right and one or
-        two Newton steps finish (measured over 10 outer iterations: 1 394 → 522 QP iterations on DNA,
-        2 367 → 1 851 on digits)."""
+        two Newton steps finish (QP iterations over 10 outer iterations, DNA / digits: 1 394 / 2 367 with
+        BB steps only, 522 / 1 851 with a Newton step every tenth, 135 / 953 with the Newton phase)."""
+        newton_next = S is not None
         while self.n_iter < max_iter and self.kkt_residual() > tol:
-            if S is not None and self.n_iter % newton_every == 0:
+            if newton_next:
                 self.newton_step(S)
             else:
                 self.step()
+            newton_next = S is not None and (self.n_iter % newton_every == 0 or
+                                             (newton_next and self.free_changed))
         return self
 
 

@@ -25,3 +25,20 @@ def test_tiny_deep_and_ablation_tables(capsys):
     assert main(["--part", "ablation", "--betas", "0.85,0.1", "--second-step", "on,off", *tiny]) == 0
     out = capsys.readouterr().out
     assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out and "no second step" in out
+
+
+def test_tiny_time_table(capsys):
+    assert main(["--part", "time", "--datasets", "iris", "--repeats", "2", "--clock", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "cpu seconds, fastest of 2" in out and "K-NPSVC++ / TWSVM" in out and "| iris |" in out
+
+
+def test_process_clock_is_restored():
+    import time
+
+    from solvers.npsvc.bench import process_clock
+
+    wall = time.perf_counter
+    with process_clock():
+        assert time.perf_counter is time.process_time
+    assert time.perf_counter is wall
