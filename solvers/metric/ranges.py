@@ -32,16 +32,12 @@ def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: 
 
     R side: λ_a = λ0 (mν − h + 2εν)/(h − 2 + νm), non-empty iff h − εν > 1.
     L side: λ_a = λ0 (h + mν + 2εν)/(2(1 − γ) + mν − h), non-empty iff h + εν < 1 − γ (digest §4).
-    Returns (lower end for R, lower end for L), +inf where the range is empty; each formula is evaluated only
-    where its range is non-empty.
+    Returns (lower end for R, lower end for L), +inf where the range is empty.
     """
-    r_side, l_side = np.full(h.shape, np.inf), np.full(h.shape, np.inf)
-    e_nu = eps * nu
-    for out, has, sign, top in ((r_side, h - e_nu > 1.0, -1.0, -2.0), (l_side, h + e_nu < 1.0 - gamma, 1.0, 2 * (1.0 - gamma))):
-        hs, ns = h[has], nu[has]
-        m_nu = m * ns
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[has] = lam0 * (sign * hs + m_nu + 2 * eps * ns) / (top - sign * hs + m_nu)
+    e_nu, m_nu = eps * nu, m * nu
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_side = np.where(h - e_nu > 1.0, lam0 * (m_nu - h + 2 * e_nu) / (h - 2.0 + m_nu), np.inf)
+        l_side = np.where(h + e_nu < 1.0 - gamma, lam0 * (h + m_nu + 2 * e_nu) / (2 * (1.0 - gamma) + m_nu - h), np.inf)
     return r_side, l_side
 
 
