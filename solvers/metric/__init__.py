@@ -53,7 +53,8 @@ PATH_PARAMS = [
     Param("max_steps", 200, int, low=1, high=10_000, help="cap on the number of λ values"),
     Param("period", 10, int, low=1, high=1000, help="iterations between dynamic screenings"),
     Param("active_set", False, bool, help="active-set projected gradient (Sec. 5.3)"),
-    Param("range_screening", False, bool, help="RRPB range-based screening across λ (Sec. 4)"),
+    Param("range_screening", False, bool,
+          help="RRPB range-based screening across λ (Sec. 4); always on when RRPB is one of the bounds"),
 ]
 
 

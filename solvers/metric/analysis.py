@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import KNeighborsClassifier
 
-from .path import PathResult, range_lower_ends
+from .path import PathResult
+from .ranges import range_lower_ends
 from .problem import TripletProblem, margin_partition
 
 

@@ -2,10 +2,12 @@
 
 λ_0 = λ_max = λ_L where M* = K/λ is exact (digest §1.7), then λ_t = ρ λ_{t−1}, warm-started from M_{t−1}.
 At each λ_t, before optimising:
-  1. range screening: triplets whose RRPB interval (Thm 4.1, L side from digest §4) from an earlier
-     reference still contains λ_t are screened with no rule evaluation;
-  2. path screening: each chosen bound built from (M_{t−1}, λ_{t−1}, ε_{t−1}) — RRPB (Thm 3.10) — or
-     evaluated at M_{t−1} with λ_t (GB, PGB, DGB, CDGB), then the rule;
+  1. RRPB (Thm 3.10) from (M_{t−1}, λ_{t−1}, ε_{t−1}), kept across λ as ranges (Thm 4.1, L side from
+     digest §4; ``ranges.RangeLedger``): a triplet whose range from an earlier reference still contains λ_t
+     is screened with no work at all, and only the rest is checked against the fresh reference — used
+     whenever RRPB is among the bounds or ``range_screening`` is on;
+  2. path screening with the other bounds, evaluated at M_{t−1} with λ_t (GB, PGB, DGB, CDGB) on the reduced
+     problem step 1 left, then the rule (and RRPB's sphere with a stronger rule than the sphere rule);
   3. projected gradient with dynamic screening every ``period`` iterations (RRPB at λ0 = λ1 is DGB).
 ε_t = sqrt(2 gap_t/λ_t) (DGB radius at termination, after Thm 3.10). The path stops when the elasticity of
 the loss, [(loss_{t−1} − loss_t)/loss_{t−1}]·[λ_{t−1}/(λ_{t−1} − λ_t)], drops below ``stop`` (Sec. 5),
@@ -25,6 +27,7 @@ from ..core import InputError
 from .bounds import DYNAMIC_BOUNDS, PATH_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from .problem import ReducedProblem, TripletProblem, inner, lambda_max, loss, margin_partition
 from .projected_gradient import Screening, minimize
+from .ranges import RangeLedger
 from .rules import screen
 
 
@@ -39,21 +42,6 @@ class PathResult:
     solutions: list
     masks: list = field(default_factory=list)
     status: str = "converged"
-
-
-def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Lower ends λ_a of the RRPB ranges below λ0 (Thm 4.1): the triplet stays in R* (resp. L*) for λ_a < λ ≤ λ0.
-
-    R side: λ_a = λ0 (mν − h + 2εν)/(h − 2 + νm), non-empty iff h − εν > 1.
-    L side: λ_a = λ0 (h + mν + 2εν)/(2(1 − γ) + mν − h), non-empty iff h + εν < 1 − γ (digest §4).
-    Returns (lower end for R, lower end for L), +inf where the range is empty.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r_side = np.where(h - eps * nu > 1.0, lam0 * (m * nu - h + 2 * eps * nu) / (h - 2.0 + nu * m), np.inf)
-        l_side = np.where(h + eps * nu < 1.0 - gamma,
-                          lam0 * (h + m * nu + 2 * eps * nu) / (2 * (1.0 - gamma) + m * nu - h), np.inf)
-    return r_side, l_side
 
 
 def _check_bounds(bounds) -> tuple[str, ...]:
@@ -88,12 +76,13 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     M = K / lam
     if lam < lam_L:  # not the closed form: solve the first point without screening
         M = minimize(problem, lam, M, tol=tol, max_iter=max_iter).solution["M"]
-    n_T, gamma = problem.n_triplets, problem.gamma
+    gamma = problem.gamma
     eps = 0.0 if lam >= lam_L else math.nan  # ε_0 = 0: K/λ_max is exact
     prev_loss = float(loss(problem.margins(M), gamma).sum())
     rows, histories, rounds, solutions, masks = [], [], [], [M], []
-    range_R = np.full(n_T, np.inf)
-    range_L = np.full(n_T, np.inf)
+    ledger = RangeLedger(problem, rho, keep_masks) if "rrpb" in bounds or range_screening else None
+    # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
+    path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere")
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)
     elapsed, status = 0.0, "converged"
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
@@ -102,21 +91,14 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     for step in range(1, max_steps + 1):
         lam_prev, M_prev, lam = lam, M, lam * rho
         started = time.perf_counter()
-        in_L = np.zeros(n_T, bool)
-        in_R = np.zeros(n_T, bool)
-        if range_screening:
-            in_R |= range_R < lam
-            in_L |= range_L < lam
-        n_range = int(np.count_nonzero(in_L) + np.count_nonzero(in_R))
-        reduced = ReducedProblem(problem, in_L, in_R) if n_range else ReducedProblem.unscreened(problem)
-        if math.isfinite(eps) and bounds:
-            reduced = _path_screen(problem, bounds, rule, M_prev, lam_prev, lam, eps, reduced)
-        if range_screening and math.isfinite(eps):
-            idx = np.flatnonzero(~(range_R < lam) & ~(range_L < lam))
-            r_end, l_end = range_lower_ends(problem.margins(M_prev, idx), problem.h_norm[idx],
-                                            math.sqrt(inner(M_prev, M_prev)), eps, lam_prev, gamma)
-            range_R[idx] = np.minimum(range_R[idx], r_end)
-            range_L[idx] = np.minimum(range_L[idx], l_end)
+        reference = (M_prev, lam_prev, eps) if math.isfinite(eps) else None
+        if ledger is None:
+            reduced, n_range = ReducedProblem.unscreened(problem), 0
+        else:
+            reduced = ledger.step(step, lam, reference)
+            n_range = ledger.n_range
+        if reference is not None and path_bounds:
+            reduced = _path_screen(problem, path_bounds, rule, M_prev, lam_prev, lam, eps, reduced)
         screen_time = time.perf_counter() - started
         n_path = (reduced.n_L, reduced.n_R)
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)

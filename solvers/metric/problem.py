@@ -159,6 +159,20 @@ class TripletProblem:
             return self.everything.combine(None, where=mask)
         return self.H_sum - self.everything.combine(None, where=~mask)
 
+    def signed_sum(self, plus: np.ndarray, minus: np.ndarray) -> np.ndarray:
+        """Σ_{t ∈ plus} H_t − Σ_{t ∈ minus} H_t (index arrays): one signed scatter-add onto the pairs, one product."""
+        T, P = self.triplets, len(self.triplets.pairs)
+        w = (np.bincount(T.diff[plus], minlength=P) - np.bincount(T.same[plus], minlength=P)
+             - np.bincount(T.diff[minus], minlength=P) + np.bincount(T.same[minus], minlength=P)).astype(float)
+        used = np.flatnonzero(w)  # pairs whose count changed: the product is over these only
+        U, w = self.U[used], w[used]
+        return U.T @ w if self.diagonal else (U.T * w) @ U
+
+    @cached_property
+    def h_norm_sq_sum(self) -> float:
+        """Σ_t ‖H_t‖²_F (the initial step's Lipschitz-type constant, computed once per problem)."""
+        return float(self.h_norm @ self.h_norm)
+
 
 def inner(A: np.ndarray, B: np.ndarray) -> float:
     """⟨A, B⟩ = tr(AᵀB) (vectors for diagonal M)."""
@@ -249,10 +263,21 @@ class ReducedProblem:
                  counts: tuple[int, int] | None = None) -> None:
         self.problem = problem
         self._masks: tuple[np.ndarray, np.ndarray] | None = (in_L, in_R)
-        self._narrowing = None  # (parent, its active set, to_L, to_R) until the masks are first needed
+        self._mask_source = None  # () -> (in_L, in_R), called once if the masks over T are ever needed
         self.n_L, self.n_R = (int(np.count_nonzero(in_L)), int(np.count_nonzero(in_R))) if counts is None else counts
         self.active = problem.subset(np.flatnonzero(~(in_L | in_R))) if active is None else active
         self.H_L = problem.sum_over(in_L, self.n_L) if H_L is None else H_L
+
+    @classmethod
+    def assemble(cls, problem: TripletProblem, active: TripletSubset, H_L: np.ndarray, counts: tuple[int, int],
+                 mask_source) -> "ReducedProblem":
+        """From parts already at hand (no pass over T): the active set, H_L̂, (|L̂|, |R̂|) and a function that
+        builds the masks over T when a caller asks for them."""
+        rp = cls.__new__(cls)
+        rp.problem, rp.active, rp.H_L = problem, active, H_L
+        rp.n_L, rp.n_R = counts
+        rp._masks, rp._mask_source = None, mask_source
+        return rp
 
     @classmethod
     def unscreened(cls, problem: TripletProblem) -> "ReducedProblem":
@@ -266,19 +291,18 @@ class ReducedProblem:
         A = self.active
         new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
         H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L
-        child = ReducedProblem.__new__(ReducedProblem)
-        child.problem, child.active, child.H_L = self.problem, A.part(~(to_L | to_R)), H_L
-        child.n_L, child.n_R = self.n_L + new_L, self.n_R + new_R
-        child._masks, child._narrowing = None, (self, A, to_L, to_R)
-        return child
+
+        def masks() -> tuple[np.ndarray, np.ndarray]:
+            in_L, in_R = (m.copy() for m in self._screened_masks())
+            in_L[A.idx[to_L]] = True
+            in_R[A.idx[to_R]] = True
+            return in_L, in_R
+        return ReducedProblem.assemble(self.problem, A.part(~(to_L | to_R)), H_L,
+                                       (self.n_L + new_L, self.n_R + new_R), masks)
 
     def _screened_masks(self) -> tuple[np.ndarray, np.ndarray]:
         if self._masks is None:
-            parent, A, to_L, to_R = self._narrowing
-            in_L, in_R = (m.copy() for m in parent._screened_masks())
-            in_L[A.idx[to_L]] = True
-            in_R[A.idx[to_R]] = True
-            self._masks, self._narrowing = (in_L, in_R), None
+            self._masks, self._mask_source = self._mask_source(), None
         return self._masks
 
     @property

@@ -54,7 +54,7 @@ class ScreeningLog:
 
 def initial_step(problem: TripletProblem, lam: float) -> float:
     """η_0 = 1/(λ + Σ‖H_t‖²/γ'), a Lipschitz-type bound on ∇P (γ' = max(γ, 0.05) so the hinge gets a finite step)."""
-    return 1.0 / (lam + float(problem.h_norm @ problem.h_norm) / max(problem.gamma, 0.05))
+    return 1.0 / (lam + problem.h_norm_sq_sum / max(problem.gamma, 0.05))
 
 
 def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, screening: Screening,

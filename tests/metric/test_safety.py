@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from solvers.metric.path import range_lower_ends, regularization_path
+from solvers.metric.path import regularization_path
+from solvers.metric.ranges import range_lower_ends
 from solvers.metric.bounds import relaxed_regularization_path_bound
 from solvers.metric.rules import screen
 from tests.metric.conftest import tiny

@@ -1,0 +1,116 @@
+"""RRPB path screening kept across λ: each triplet is decided once per range, not once per λ (Sec. 4).
+
+Thm 4.1 turns the RRPB sphere rule at a reference (M0, λ0, ε) into an interval (λ_a, λ0] of λ on which a
+triplet stays in R* (or L*). On the grid λ_t = λ_0 ρ^t that interval is a number of steps, so a triplet
+screened by a range goes into the bucket of the step at which its range ends and is not looked at again
+until then. At each new λ_t only the *candidates* are examined with the fresh reference (M_{t−1}, λ_{t−1},
+ε_{t−1}): the triplets the previous λ left unscreened after its range screening, and those whose range has
+just ended. The screened set is a superset of what the RRPB sphere rule at λ_t alone gives (a triplet covered
+by an older range is safe at λ_t; every other triplet gets the fresh rule), and the work per λ is
+O(#candidates + #pairs·d²) instead of O(|T|).
+
+H_L̂ = Σ_{L̂} H_t is kept the same way: the triplets entering L̂ are added and those whose L range ends are
+subtracted, in one signed scatter-add onto the pairs.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .problem import ReducedProblem, TripletProblem, inner
+
+#: Ranges are converted to whole steps with this much slack in log(λ)/log(ρ), so that a range ending within
+#: rounding of a grid point releases its triplet one step early (safe) rather than one step late (unsafe).
+_STEP_SLACK = 1e-7
+_FOREVER = 1 << 40  # steps of a range that reaches λ = 0
+
+
+def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Lower ends λ_a of the RRPB ranges below λ0 (Thm 4.1): the triplet stays in R* (resp. L*) for λ_a < λ ≤ λ0.
+
+    R side: λ_a = λ0 (mν − h + 2εν)/(h − 2 + νm), non-empty iff h − εν > 1.
+    L side: λ_a = λ0 (h + mν + 2εν)/(2(1 − γ) + mν − h), non-empty iff h + εν < 1 − γ (digest §4).
+    Returns (lower end for R, lower end for L), +inf where the range is empty.
+    """
+    e_nu, m_nu = eps * nu, m * nu
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_side = np.where(h - e_nu > 1.0, lam0 * (m_nu - h + 2 * e_nu) / (h - 2.0 + m_nu), np.inf)
+        l_side = np.where(h + e_nu < 1.0 - gamma, lam0 * (h + m_nu + 2 * e_nu) / (2 * (1.0 - gamma) + m_nu - h), np.inf)
+    return r_side, l_side
+
+
+def steps_covered(lower_end: np.ndarray, lam: float, rho: float) -> np.ndarray:
+    """How many grid points λ, λρ, λρ², ... lie strictly above ``lower_end`` (0 for an empty range).
+
+    λρ^k > λ_a ⇔ k < z = log(λ_a/λ)/log ρ, so the count is ⌈z⌉, taken with a little slack towards fewer steps.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.log(lower_end / lam) * (1.0 / math.log(rho))  # λ_a = inf → −inf, λ_a = 0 → +inf, λ_a < 0 → nan
+    z = np.where(lower_end <= 0, np.inf, z)
+    return np.ceil(np.clip(z - _STEP_SLACK, 0, _FOREVER)).astype(np.int64)
+
+
+class RangeLedger:
+    """The triplets screened by RRPB ranges: for each, the step at which its range ends (0: not screened)."""
+
+    def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False) -> None:
+        self.problem, self.rho, self.keep_masks = problem, rho, keep_masks
+        self.release = np.zeros(problem.n_triplets, np.int64)  # first step the triplet's range no longer covers
+        self.side_L = np.zeros(problem.n_triplets, bool)  # its range is an L* range (else R*)
+        self.candidates = np.arange(problem.n_triplets)  # left unscreened at the last step
+        self.H_L = problem.zeros()
+        self.n_L = self.n_R = self.n_range = 0
+
+    def step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None) -> ReducedProblem:
+        """The reduced problem at λ_t = ``lam``: ranges that still cover λ_t, plus the fresh RRPB ranges from
+        ``reference`` = (M_{t−1}, λ_{t−1}, ε_{t−1}) over the candidates (None: no usable reference).
+
+        Finding the triplets whose range ends at λ_t is one comparison per triplet; everything else is
+        O(#candidates) plus one scatter-add onto the pairs.
+        """
+        problem = self.problem
+        released = np.flatnonzero(self.release == t) if self.n_L + self.n_R else np.zeros(0, np.int64)
+        out_L = released[self.side_L[released]]
+        self.n_L -= out_L.size
+        self.n_R -= released.size - out_L.size
+        self.n_range = self.n_L + self.n_R  # still covered by an older range
+        candidates = np.concatenate([self.candidates, released]) if released.size else self.candidates
+        in_L = np.zeros(0, np.int64)
+        if reference is not None and candidates.size:
+            M0, lam0, eps = reference
+            r_end, l_end = range_lower_ends(problem.margins(M0, candidates), problem.h_norm[candidates],
+                                            math.sqrt(inner(M0, M0)), eps, lam0, problem.gamma)
+            # the two ranges exclude each other (h − εν > 1 and h + εν < 1 − γ), so one lower end per triplet
+            steps = steps_covered(np.minimum(r_end, l_end), lam, self.rho)
+            covered = steps > 0
+            newly = candidates[covered]
+            to_L = np.isfinite(l_end[covered])
+            self.release[newly] = t + steps[covered]
+            self.side_L[newly] = to_L
+            in_L = newly[to_L]
+            self.n_L += in_L.size
+            self.n_R += newly.size - in_L.size
+            candidates = candidates[~covered]
+        self.candidates = candidates
+        if out_L.size or in_L.size:
+            self.H_L = self.H_L + problem.signed_sum(in_L, out_L)
+        return ReducedProblem.assemble(problem, problem.subset(candidates), self.H_L, (self.n_L, self.n_R),
+                                       self._masks_at(t))
+
+    def _masks_at(self, t: int):
+        """The masks (in L̂, in R̂) over T at step t, built only if asked for, from a copy taken now (a copy of
+        O(|T|) per λ: taken only when the path keeps its masks)."""
+        if not self.keep_masks:
+            return _masks_not_kept
+        release, side_L = self.release.copy(), self.side_L.copy()
+
+        def masks() -> tuple[np.ndarray, np.ndarray]:
+            covered = release > t
+            return covered & side_L, covered & ~side_L
+        return masks
+
+
+def _masks_not_kept():
+    raise RuntimeError("the screened sets over T were not kept: run the path with keep_masks=True")
