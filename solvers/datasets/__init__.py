@@ -9,6 +9,7 @@ directory, synthetic generators registered by families, and validated uploads.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from ..core.errors import InputError
 from .base import Dataset
@@ -39,9 +40,17 @@ def missing(family: str | None = None) -> dict[str, str]:
             if (family is None or family in spec.families) and not spec.available()}
 
 
-@lru_cache(maxsize=32)
 def load(name: str) -> Dataset:
-    """Load a bundled or real dataset by name (cached: treat the result as read-only)."""
+    """Load a bundled or real dataset by name (cached: treat the result as read-only).
+
+    The cache is keyed by the data directory too, so a process that changes SOLVERS_DATA
+    (a worker, a test) reads from the new directory instead of reusing what the old one held.
+    """
+    return _load(name, data_dir() if name in REAL else None)
+
+
+@lru_cache(maxsize=32)
+def _load(name: str, directory: Path | None) -> Dataset:
     if name in BUNDLED:
         return load_bundled(name)
     if name in REAL:

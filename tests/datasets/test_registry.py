@@ -68,6 +68,15 @@ def test_missing_real_file_is_a_clear_message(tmp_path, monkeypatch):
         datasets.realdata.load_real("colon-cancer")
 
 
+def test_a_changed_data_directory_is_read_again_not_served_from_the_cache(tmp_path, monkeypatch):
+    if not REAL["colon-cancer"].available():
+        pytest.skip("colon-cancer is not in the data directory (SOLVERS_DATA)")
+    assert datasets.load("colon-cancer").n_samples == 62  # cached under the configured directory
+    monkeypatch.setenv("SOLVERS_DATA", str(tmp_path))
+    with pytest.raises(InputError, match="not available"):
+        datasets.load("colon-cancer")
+
+
 def test_generators_are_registered_seeded_and_deterministic():
     gens = datasets.generators("foundations")
     assert "blobs-2d" in gens
