@@ -13,17 +13,19 @@ Every solver in the lab loops like this::
 The recorder times the solver only: time spent in ``record`` itself (building
 the row, the callback that draws live charts) and in blocks wrapped by
 ``with rec.excluded():`` (metrics the algorithm does not need) is left out,
-as benchopt's callback strategy does.
+as benchopt's callback strategy does. Seconds are read from
+:func:`solvers.core.clock.now` (wall by default; ``use_clock("cpu")`` in benchmarks).
 """
 from __future__ import annotations
 
 import math
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import pandas as pd
+
+from .clock import now
 
 STATUSES = ("converged", "max_iter", "time_limit", "stopped", "diverged")
 
@@ -85,41 +87,40 @@ class HistoryRecorder:
         self.rows: list[dict] = []
         self.status: str | None = None
         self._elapsed = 0.0
-        self._since = time.perf_counter()
+        self._since = now()
         self._first_objective: float | None = None
 
     # -- timing -------------------------------------------------------------
     @property
     def elapsed(self) -> float:
         """Solver seconds so far (excluding monitoring and callbacks)."""
-        return self._elapsed + (time.perf_counter() - self._since)
+        return self._elapsed + (now() - self._since)
 
     def restart_clock(self) -> None:
         """Forget set-up time: call right before the first iteration if wanted."""
         self._elapsed = 0.0
-        self._since = time.perf_counter()
+        self._since = now()
 
     @contextmanager
     def excluded(self):
         """Time inside this block does not count as solver time."""
-        self._elapsed += time.perf_counter() - self._since
+        self._elapsed += now() - self._since
         try:
             yield
         finally:
-            self._since = time.perf_counter()
+            self._since = now()
 
     # -- recording ----------------------------------------------------------
     def record(self, iteration: int, *, objective: float, **values: Any) -> str | None:
         """Append a row; return the stopping status, or ``None`` to go on."""
-        now = time.perf_counter()
-        self._elapsed += now - self._since
+        self._elapsed += now() - self._since
         row = {"iter": int(iteration), "time": self._elapsed, "objective": float(objective)}
         row.update(values)
         self.rows.append(row)
         self.status = self._decide(row)
         if self.callback is not None and self.callback(dict(row)) is False and self.status is None:
             self.status = "stopped"
-        self._since = time.perf_counter()
+        self._since = now()
         return self.status
 
     def _decide(self, row: dict) -> str | None:

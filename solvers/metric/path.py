@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core import InputError
+from ..core import InputError, now
 from .bounds import DYNAMIC_BOUNDS, PATH_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from .problem import ReducedProblem, TripletProblem, inner, lambda_max, loss, margin_partition
 from .projected_gradient import Screening, minimize
@@ -90,7 +90,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                  "objective": prev_loss + 0.5 * lam * inner(M, M), "status": "closed-form"})
     for step in range(1, max_steps + 1):
         lam_prev, M_prev, lam = lam, M, lam * rho
-        started = time.perf_counter()
+        started = now()
         reference = (M_prev, lam_prev, eps) if math.isfinite(eps) else None
         if ledger is None:
             reduced, n_range = ReducedProblem.unscreened(problem), 0
@@ -99,7 +99,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
             n_range = ledger.n_range
         if reference is not None and path_bounds:
             reduced = _path_screen(problem, path_bounds, rule, M_prev, lam_prev, lam, eps, reduced)
-        screen_time = time.perf_counter() - started
+        screen_time = now() - started
         n_path = (reduced.n_L, reduced.n_R)
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
         res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, reduced=reduced,

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..core import HistoryRecorder, Result
+from ..core import HistoryRecorder, Result, now
 from .bounds import dynamic_sphere
 from .problem import Evaluation, ReducedProblem, TripletProblem, inner, relative_gap
 from .rules import screen
@@ -68,7 +67,7 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
     A = M − η∇P̃ of the last projection A ↦ [A]_+; P = −A_- is a supporting hyperplane of the PSD cone (Fig. 2)
     that the linear rule uses for bounds without their own (PGB, DGB, CDGB).
     """
-    started = time.perf_counter()
+    started = now()
     A = rp.active
     to_L, to_R = np.zeros(len(A), bool), np.zeros(len(A), bool)
     radii = {}
@@ -87,7 +86,7 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
         new_L, new_R = screen(rp.problem, sphere, A.idx[rest], screening.rule, hQ=hQ[rest], h_norm=A.h_norm[rest])
         to_L[rest[new_L]] = True
         to_R[rest[new_R]] = True
-    log.seconds += time.perf_counter() - started
+    log.seconds += now() - started
     n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
     log.rows.append({"iter": iteration, "n_L": rp.n_L + n_L, "n_R": rp.n_R + n_R, **radii})
     return (to_L, to_R) if n_L + n_R else None
@@ -129,9 +128,9 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             if screening.active and k % screening.period == 0 and (k > 0 or screen_at_start):
                 newly = dynamic_screen(rp, full, lam, gap, screening, log, k, last_step)
                 if newly is not None:
-                    started = time.perf_counter()
+                    started = now()
                     rp = rp.narrowed(*newly)
-                    log.seconds += time.perf_counter() - started  # building the reduced problem is screening work
+                    log.seconds += now() - started  # building the reduced problem is screening work
                     full = rp.evaluate(M, lam)
                     refreshed = True
             if active_set:

@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import time
 
 import numpy as np
 import pandas as pd
 
+from ..core import use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, summarize, with_paper
 from .problem import make_problem
@@ -53,29 +53,12 @@ def accuracy_part(names: list[str], splits: int, max_train: int) -> None:
         print()
 
 
-@contextlib.contextmanager
-def process_clock():
-    """Make the solvers' clock count this process's CPU seconds instead of wall seconds.
-
-    core's HistoryRecorder and fit_svc read time.perf_counter; on a shared, loaded machine the wall
-    clock also counts the time other jobs hold the cores (a load of 15–19 on 2 cores inflated single
-    runs 3–10× and unevenly). With one BLAS thread, process time is the work done. Only the benchmark
-    uses this, and the original clock is restored on exit.
-    """
-    wall = time.perf_counter
-    time.perf_counter = time.process_time
-    try:
-        yield
-    finally:
-        time.perf_counter = wall
-
-
 def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall") -> None:
     print(f"\n## Training time on the same kernel ({clock} seconds, fastest of {repeats}: on a shared machine the "
           f"least disturbed run is the closest to the work done; kernel + Cholesky included for ours)\n")
     rows = []
     for name in names:
-        with process_clock() if clock == "cpu" else contextlib.nullcontext():
+        with use_clock(clock):
             rows.append(time_one(name, repeats, max_train))
     print(markdown(pd.DataFrame(rows)))
     print(f"\n(load average {os.getloadavg()[0]:.1f} at the end)")

@@ -31,14 +31,3 @@ def test_tiny_time_table(capsys):
     assert main(["--part", "time", "--datasets", "iris", "--repeats", "2", "--clock", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "cpu seconds, fastest of 2" in out and "K-NPSVC++ / TWSVM" in out and "| iris |" in out
-
-
-def test_process_clock_is_restored():
-    import time
-
-    from solvers.npsvc.bench import process_clock
-
-    wall = time.perf_counter
-    with process_clock():
-        assert time.perf_counter is time.process_time
-    assert time.perf_counter is wall
