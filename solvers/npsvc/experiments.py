@@ -54,6 +54,13 @@ def fit_svc(problem: NPSVCProblem, c: float = 1.0) -> tuple[SVC, float, float]:
 
 def run_method(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int, **params) -> tuple[float, float]:
     """(test accuracy, seconds) of one solver run; kernel set-up time is included for kernel methods."""
+    accuracy, seconds, _ = run_method_status(problem, method, tol=tol, max_iter=max_iter, **params)
+    return accuracy, seconds
+
+
+def run_method_status(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int,
+                      **params) -> tuple[float, float, str]:
+    """``run_method`` with the solver's status (converged, max_iter, ...) as a third element."""
     from . import DEEP_METHODS, solve
 
     setup = 0.0
@@ -62,15 +69,16 @@ def run_method(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int,
         problem.features  # noqa: B018 (built once, timed here)
         setup = now() - start
     result = solve(problem, method, tol=tol, max_iter=max_iter, **params)
-    return float(result.history["test_acc"].iloc[-1]), setup + float(result.info["time"])
+    return float(result.history["test_acc"].iloc[-1]), setup + float(result.info["time"]), result.status
 
 
 def accuracy_splits(dataset: Dataset, methods: dict[str, tuple[str, dict]], *, n_splits: int, problem_params: dict,
-                    tol: float = 1e-6, max_iter: int = 200, svc_c: float | None = 1.0,
-                    progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
-    """One row per (split, method): test accuracy and training seconds.
+                    tol: float = 1e-6, max_iter: int = 200, budgets: dict[str, int] | None = None,
+                    svc_c: float | None = 1.0, progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
+    """One row per (split, method): test accuracy, training seconds and the solver's status.
 
-    ``methods`` maps a label to (method name, parameters); ``svc_c`` adds scikit-learn's SVC.
+    ``methods`` maps a label to (method name, parameters); ``budgets`` maps a label to its own max_iter
+    (NPSVM's lockstep dual needs more iterations than the others); ``svc_c`` adds scikit-learn's SVC.
     Split s uses seed s for the stratified split and the subsample.
     """
     rows = []
@@ -80,13 +88,14 @@ def accuracy_splits(dataset: Dataset, methods: dict[str, tuple[str, dict]], *, n
         problem = make_problem(dataset, **{**problem_params, "seed": split, "split": "random"})
         if svc_c is not None:
             _, acc, sec = fit_svc(problem, svc_c)
-            rows.append({"split": split, "method": "SVC", "accuracy": acc, "seconds": sec})
+            rows.append({"split": split, "method": "SVC", "accuracy": acc, "seconds": sec, "status": "converged"})
             done += 1
         for label, (method, params) in methods.items():
             if progress is not None:
                 progress(done / total, f"split {split + 1}/{n_splits}: {label}")
-            acc, sec = run_method(problem, method, tol=tol, max_iter=max_iter, **params)
-            rows.append({"split": split, "method": label, "accuracy": acc, "seconds": sec})
+            budget = (budgets or {}).get(label, max_iter)
+            acc, sec, status = run_method_status(problem, method, tol=tol, max_iter=budget, **params)
+            rows.append({"split": split, "method": label, "accuracy": acc, "seconds": sec, "status": status})
             done += 1
     return pd.DataFrame(rows)
 
@@ -96,7 +105,8 @@ def significance_mark(p: float) -> str:
 
 
 def summarize(runs: pd.DataFrame, reference: str = "K-NPSVC++") -> pd.DataFrame:
-    """Mean ± std (percent) per method, the paired t-test against ``reference`` and mean seconds."""
+    """Mean ± std (percent) per method, the paired t-test against ``reference``, mean seconds and, where the
+    runs carry a status, how many converged (an accuracy of unconverged runs is not the method's accuracy)."""
     wide = runs.pivot(index="split", columns="method", values="accuracy")
     out = []
     for method in runs["method"].unique():
@@ -107,8 +117,15 @@ def summarize(runs: pd.DataFrame, reference: str = "K-NPSVC++") -> pd.DataFrame:
             p = 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(wide[method], wide[reference]).pvalue)
         out.append({"method": method, "mean": float(acc.mean()), "std": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
                     "p vs " + reference: p, "mark": significance_mark(p) if np.isfinite(p) else "",
-                    "seconds": float(runs.loc[runs["method"] == method, "seconds"].mean())})
+                    "seconds": float(runs.loc[runs["method"] == method, "seconds"].mean()),
+                    "converged": _converged_count(runs.loc[runs["method"] == method])})
     return pd.DataFrame(out)
+
+
+def _converged_count(rows: pd.DataFrame) -> str:
+    if "status" not in rows:
+        return "—"
+    return f"{int((rows['status'] == 'converged').sum())}/{len(rows)}"
 
 
 def with_paper(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:

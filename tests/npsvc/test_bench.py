@@ -15,6 +15,21 @@ def test_tiny_accuracy_table(capsys):
     assert main(["--part", "accuracy", "--datasets", "iris", "--splits", "2"]) == 0
     out = capsys.readouterr().out
     assert "| K-NPSVC++ |" in out and "paper (Table 2)" in out and "| SVC |" in out
+    assert "| converged |" in out and "2/2 |" in out
+
+
+def test_accuracy_splits_report_each_runs_status_and_honour_budgets():
+    """A method stopped by its iteration budget shows as unconverged; its own budget lets it finish."""
+    from solvers.datasets import load
+    from solvers.npsvc.experiments import accuracy_splits, summarize
+
+    methods = {"NPSVM": ("npsvm", {})}
+    tight = accuracy_splits(load("iris"), methods, n_splits=2, problem_params={}, max_iter=2, svc_c=None)
+    assert set(tight["status"]) == {"max_iter"}
+    assert summarize(tight)["converged"].tolist() == ["0/2"]
+    loose = accuracy_splits(load("iris"), methods, n_splits=2, problem_params={}, max_iter=2, budgets={"NPSVM": 5000},
+                            svc_c=None)
+    assert summarize(loose)["converged"].tolist() == ["2/2"]
 
 
 def test_tiny_deep_and_ablation_tables(capsys):
