@@ -36,7 +36,7 @@ from ..core import HistoryRecorder, InputError, Param, Result, validate_params
 from .baselines import C, R1
 from .blocks import ClassBlocks
 from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
-from .qp import BoxQP, simplex_qp
+from .qp import BoxQP, FreeSetSolver, simplex_qp
 
 KNPSVC_PARAMS = (
     C, R1,
@@ -92,44 +92,47 @@ def polar(A: np.ndarray) -> np.ndarray:
     return U @ Vt
 
 
-def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int, rtol: float = 1e-5) -> np.ndarray:
+def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int,
+        rtol: float = 1e-5) -> tuple[np.ndarray, np.ndarray | None]:
     """max_{PᵀP=I} Tr(PᵀHP) + 2Tr(PᵀE), H = σI − μM, by P ← π_St(HP + E) (eq. 19).
 
     The objective ⟨P, HP + E⟩ + ⟨P, E⟩ comes free with the next iterate's HP + E; the loop stops
     when it rises by less than ``rtol`` (relative), or after ``n_iter`` steps (the code's 25).
     Every step increases it, so stopping early keeps the P-step a descent step for τᵀJ; GPI's
     tail is slow (relative gains ~1e-6 per step after 25 steps on digits), hence the loose rtol.
+    Returns P and, when the early stop computed it, MP_fn(P) for that P (the τ-step reuses it).
     """
     previous = -np.inf
     for _ in range(n_iter):
-        A = sigma * P - MP_fn(P) + E
+        MP = MP_fn(P)
+        A = sigma * P - MP + E
         value = float(np.sum(P * A) + np.sum(P * E))
         if value - previous <= rtol * max(1.0, abs(value)):
-            break
+            return P, MP
         previous = value
         P = polar(A)
-    return P
+    return P, None
 
 
-def objectives(Psi, own, U, V, P, M, c, r1, r2, mu) -> np.ndarray:
-    """J_l for every class (the eventual objective after eq. 13)."""
+def objectives(Psi, own, U, V, P, M, c, r1, r2, mu, F=None, MP=None) -> np.ndarray:
+    """J_l for every class (the eventual objective after eq. 13); F = ΨÛ and MP = M P̂ when already known."""
     W = U - P @ V  # ŵ_l = û_l − P̂v_l
-    manifold = 0.0 if M is None else 0.5 * mu * float(np.sum(P * (M @ P)))
-    return (class_objectives(Psi @ U, own, c) + 0.5 * r1 * (W * W).sum(0) + 0.5 * r2 * (V * V).sum(0)
+    manifold = 0.0 if M is None else 0.5 * mu * float(np.sum(P * (M @ P if MP is None else MP)))
+    return (class_objectives(Psi @ U if F is None else F, own, c) + 0.5 * r1 * (W * W).sum(0) + 0.5 * r2 * (V * V).sum(0)
             + manifold)
 
 
-def riemannian_gradients(U, V, P, M, mu, r1) -> tuple[np.ndarray, np.ndarray]:
+def riemannian_gradients(U, V, P, M, mu, r1, MP=None) -> tuple[np.ndarray, np.ndarray]:
     """(Ω, π) with Σ_l τ_l ∇^St J_l = Σ_l τ_l Ω_l + π for τ on the simplex (§3.4 step 5).
 
     Ω_l = r₁(P̂v_l û_lᵀP̂ − û_l v_lᵀ) (K×p×d), π = μ(I − P̂P̂ᵀ)MP̂ (p×d). The paper's Euclidean
-    gradient omits r₁P̂v_lv_lᵀ, which the projection (∇P̂ᵀ − P̂∇ᵀ)P̂ removes anyway.
+    gradient omits r₁P̂v_lv_lᵀ, which the projection (∇P̂ᵀ − P̂∇ᵀ)P̂ removes anyway. MP = M P̂ when known.
     """
     PV, PtU = P @ V, P.T @ U
     Omega = r1 * (np.einsum("pk,dk->kpd", PV, PtU) - np.einsum("pk,dk->kpd", U, V))
     if M is None:
         return Omega, np.zeros_like(P)
-    MP = M @ P
+    MP = M @ P if MP is None else MP
     return Omega, mu * (MP - P @ (P.T @ MP))
 
 
@@ -161,6 +164,9 @@ class KNPSVCState:
         p = self.Psi.shape[1]
         # Precomputation (Alg. 1 lines 9–10).
         self.blocks = [ClassBlocks(features, self.own[:, l], r1) for l in range(K)]
+        # One Newton free-set solver per class, kept across outer iterations: the u-step's free set moves
+        # by a few indices between them, so the Cholesky factor of S_l's free block is updated, not redone.
+        self.newton = [None if b.S is None else FreeSetSolver(b.S) for b in self.blocks]
         self.M = laplacian_term(problem.X_train, self.Psi) if mu > 0 else None
         self.sigma = mu * largest_eigenvalue(self.M) if self.M is not None else 0.0
         # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform.
@@ -172,21 +178,33 @@ class KNPSVCState:
         self.lambdas: list[np.ndarray | None] = [None] * K
         self.qp_iters = 0
         self.stationarity = float("nan")
+        self.F = self.Psi @ self.U  # ΨÛ, refreshed by the u-step (the only step that moves Û)
+        self._MP: tuple[np.ndarray, np.ndarray] | None = None  # (P̂, M P̂) for the P̂ it was computed at
 
     def objectives(self) -> np.ndarray:
-        return objectives(self.Psi, self.own, self.U, self.V, self.P, self.M, self.c, self.r1, self.r2, self.mu)
+        return objectives(self.Psi, self.own, self.U, self.V, self.P, self.M, self.c, self.r1, self.r2, self.mu,
+                          F=self.F, MP=self.MP())
+
+    def MP(self) -> np.ndarray | None:
+        """M P̂ for the current P̂, computed once per P̂ (the objectives and the τ-step both need it)."""
+        if self.M is None:
+            return None
+        if self._MP is None or self._MP[0] is not self.P:
+            self._MP = (self.P, self.M @ self.P)
+        return self._MP[1]
 
     def u_step(self) -> None:
         """Eqs. (14)–(16) corrected, each box QP warm-started from the previous λ_l."""
         PV = self.P @ self.V
         self.qp_iters = 0
-        for l, b in enumerate(self.blocks):
+        for l, (b, newton) in enumerate(zip(self.blocks, self.newton)):
             center = self.r1 * PV[:, l]
             q = b.Psi_other @ b.Q(center) - 1.0  # r₁R_lᵀP̂v_l − 1
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=b.S)
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=newton)
             self.lambdas[l] = qp.x
             self.qp_iters += qp.n_iter
             self.U[:, l] = b.hyperplane(center, qp.x)
+        self.F = self.Psi @ self.U
 
     def v_step(self) -> None:
         """Eq. (17)."""
@@ -195,15 +213,17 @@ class KNPSVCState:
     def p_step(self) -> None:
         """GPI on eq. (19) with the current τ."""
         E = self.r1 * (self.U * self.tau) @ self.V.T
-        self.P = gpi(self.P, self._MP, self.sigma, E, self.gpi_iter)
+        self.P, muMP = gpi(self.P, self._mu_MP, self.sigma, E, self.gpi_iter)
+        if muMP is not None and self.M is not None:
+            self._MP = (self.P, muMP / self.mu)
 
-    def _MP(self, P: np.ndarray):
+    def _mu_MP(self, P: np.ndarray):
         return 0.0 if self.M is None else self.mu * (self.M @ P)
 
     def tau_step(self) -> np.ndarray:
         """Eq. (20) with momentum (eq. 26); returns the common direction Σ τ_l ∇^St J_l."""
         J = self.objectives()
-        Omega, pi = riemannian_gradients(self.U, self.V, self.P, self.M, self.mu, self.r1)
+        Omega, pi = riemannian_gradients(self.U, self.V, self.P, self.M, self.mu, self.r1, MP=self.MP())
         flat = Omega.reshape(self.K, -1)
         tau_star = simplex_qp(flat @ flat.T, flat @ pi.ravel() - self.gamma * J, self.tau)
         self.tau = (1.0 - self.beta) * self.tau + self.beta * tau_star
