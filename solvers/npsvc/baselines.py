@@ -34,7 +34,7 @@ import scipy.linalg as sla
 from ..core import HistoryRecorder, Param, Result
 from .blocks import ClassBlocks
 from .problem import NPSVCProblem, chebyshev_columns, class_objectives
-from .qp import BoxQP, FreeSetSolver
+from .qp import BoxQP
 
 C = Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3),
           help="weight of the dissimilarity loss on the other classes (eq. 5)", symbol="c")
@@ -61,17 +61,13 @@ def _record(rec: HistoryRecorder, problem: NPSVCProblem, k: int, U: np.ndarray, 
                       **chebyshev_columns(J, _uniform(problem.n_classes)), **extra)
 
 
-def newton_solvers(matrices: list) -> list[FreeSetSolver | None]:
-    return [None if S is None else FreeSetSolver(S) for S in matrices]
-
-
-def advance(qps: list[BoxQP], solvers: list[FreeSetSolver | None], k: int) -> None:
+def advance(qps: list[BoxQP], matrices: list, k: int) -> None:
     """One lockstep iteration of every unfinished QP: a subspace Newton step every tenth (qp.py)."""
-    for solver, qp in zip(solvers, qps):
+    for S, qp in zip(matrices, qps):
         if qp.kkt_residual() <= 1e-15:
             continue
-        if solver is not None and k % 10 == 0:
-            qp.newton_step(solver)
+        if S is not None and k % 10 == 0:
+            qp.newton_step(S)
         else:
             qp.step()
 
@@ -82,13 +78,12 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
     blocks = [ClassBlocks(features, problem.own_mask()[:, l], r1) for l in range(problem.n_classes)]
     qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c, lower=-tau_p * c) for b in blocks]
-    solvers = newton_solvers([b.S for b in blocks])
 
     def hyperplanes() -> np.ndarray:
         return np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
 
     for k in itertools.count(1):
-        advance(qps, solvers, k)
+        advance(qps, [b.S for b in blocks], k)
         # With u = Q_lΨ_{−l}ᵀλ: ½‖Ψ_l u‖² + (r₁/2)‖u‖² = ½λᵀS_lλ and Ψ_{−l}u = S_lλ, so primal and dual
         # values come from the QP state at no extra cost.
         quad = np.array([qp.x @ qp.Sx for qp in qps])
@@ -156,9 +151,8 @@ def run_npsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     def hyperplanes() -> np.ndarray:
         return np.column_stack([B.T @ qp.x / r1 for B, qp in zip(Bs, qps)])
 
-    solvers = newton_solvers(Ss)
     for k in itertools.count(1):
-        advance(qps, solvers, k)
+        advance(qps, Ss, k)
         U = hyperplanes()
         F = features.Psi @ U
         loss_own = np.where(own, np.maximum(np.abs(F) - eps, 0.0), 0.0).sum(0)

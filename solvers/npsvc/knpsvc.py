@@ -36,7 +36,7 @@ from ..core import HistoryRecorder, InputError, Param, Result, validate_params
 from .baselines import C, R1
 from .blocks import ClassBlocks
 from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
-from .qp import BoxQP, FreeSetSolver, simplex_qp
+from .qp import BoxQP, simplex_qp
 
 KNPSVC_PARAMS = (
     C, R1,
@@ -164,9 +164,6 @@ class KNPSVCState:
         p = self.Psi.shape[1]
         # Precomputation (Alg. 1 lines 9–10).
         self.blocks = [ClassBlocks(features, self.own[:, l], r1) for l in range(K)]
-        # One Newton free-set solver per class, kept across outer iterations: the u-step's free set moves
-        # by a few indices between them, so the Cholesky factor of S_l's free block is updated, not redone.
-        self.newton = [None if b.S is None else FreeSetSolver(b.S) for b in self.blocks]
         self.M = laplacian_term(problem.X_train, self.Psi) if mu > 0 else None
         self.sigma = mu * largest_eigenvalue(self.M) if self.M is not None else 0.0
         # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform.
@@ -197,10 +194,10 @@ class KNPSVCState:
         """Eqs. (14)–(16) corrected, each box QP warm-started from the previous λ_l."""
         PV = self.P @ self.V
         self.qp_iters = 0
-        for l, (b, newton) in enumerate(zip(self.blocks, self.newton)):
+        for l, b in enumerate(self.blocks):
             center = self.r1 * PV[:, l]
             q = b.Psi_other @ b.Q(center) - 1.0  # r₁R_lᵀP̂v_l − 1
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=newton)
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=b.S)
             self.lambdas[l] = qp.x
             self.qp_iters += qp.n_iter
             self.U[:, l] = b.hyperplane(center, qp.x)

@@ -34,8 +34,8 @@ class BoxQP:
         self.step_size = 1.0 / max(_rayleigh(matvec, self.grad), 1e-12)
         self.n_iter = 0
         self.free_changed = True  # the last Newton step's free set differed from the one before it
-        self._free: np.ndarray | None = None  # free set of the last Newton step
-        self._solver: FreeSetSolver | None = None
+        self._free: np.ndarray | None = None  # free set of the last Newton step and its Cholesky factor
+        self._factor = None
 
     def kkt_residual(self) -> float:
         """‖x − clip(x − ∇f(x), lower, c)‖_∞: zero exactly at the optimum."""
@@ -59,24 +59,26 @@ class BoxQP:
         self.step_size = min(max(dd / dSd, 1e-10), 1e10) if dSd > 1e-300 else 1e10  # BB1 step
         self.n_iter += 1
 
-    def newton_step(self, S: "np.ndarray | FreeSetSolver") -> None:
+    def newton_step(self, S: np.ndarray) -> None:
         """Newton step on the free variables (bounds with an outward gradient stay fixed), projected
         onto the box, then the exact line search of ``step`` — a gradient-projection/subspace step
         in the spirit of Moré & Toraldo (1991) that finishes once the active set is right.
-        The free block is solved by a ``FreeSetSolver``, which reuses one Cholesky factor across
-        free sets that differ by a few indices (and across QPs that share S, given the same solver)."""
-        solver = S if isinstance(S, FreeSetSolver) else self._own_solver(S)
+        The Cholesky factor of S_ff is kept and reused while the free set does not change."""
         x, g, lo, c = self.x, self.grad, self.lower, self.upper
         free = np.flatnonzero(((x > lo) & (x < c)) | ((x <= lo) & (g < 0)) | ((x >= c) & (g > 0)))
         if free.size == 0:
             self.free_changed = False
             return self.step()
         self.free_changed = self._free is None or not np.array_equal(free, self._free)
-        self._free = free
+        if self.free_changed:
+            S_ff = S[np.ix_(free, free)]
+            ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
+            S_ff[np.diag_indices_from(S_ff)] += ridge
+            self._free, self._factor = free, sla.cho_factor(S_ff, lower=True, overwrite_a=True, check_finite=False)
         d = np.zeros_like(x)
-        d[free] = np.clip(x[free] - solver.solve(free, g[free]), lo[free], c[free])
+        d[free] = np.clip(x[free] - sla.cho_solve(self._factor, g[free], check_finite=False), lo[free], c[free])
         d[free] -= x[free]
-        Sd = solver.S @ d  # one contiguous product; S[:, free] would copy the columns first
+        Sd = S @ d  # one contiguous product; S[:, free] would copy the columns first
         dSd, gd = float(d @ Sd), float(g @ d)
         if dSd > 1e-300 and gd < 0:
             t = min(1.0, -gd / dSd)
@@ -86,12 +88,7 @@ class BoxQP:
             self.grad += t * Sd
         self.n_iter += 1
 
-    def _own_solver(self, S: np.ndarray) -> "FreeSetSolver":
-        if self._solver is None or self._solver.S is not S:
-            self._solver = FreeSetSolver(S)
-        return self._solver
-
-    def solve(self, tol: float = 1e-8, max_iter: int = 10_000, S: "np.ndarray | FreeSetSolver | None" = None,
+    def solve(self, tol: float = 1e-8, max_iter: int = 10_000, S: np.ndarray | None = None,
               newton_every: int = 10) -> "BoxQP":
         """Iterate until the KKT residual is ≤ tol; with the explicit matrix S, the first and then every
         ``newton_every``-th iteration is a subspace Newton step, and so is every iteration that follows
@@ -109,82 +106,6 @@ class BoxQP:
             newton_next = S is not None and (self.n_iter % newton_every == 0 or
                                              (newton_next and self.free_changed))
         return self
-
-
-class FreeSetSolver:
-    """Solves S_FF d = r for the free sets F of successive Newton steps, reusing one Cholesky factor.
-
-    The factor L₀L₀ᵀ = S_{F₀F₀} of a base set F₀ is kept. For F = (F₀ ∖ D) ∪ A the solve is the
-    equality-constrained one on F₀ ∪ A with d_D = 0, by block elimination against L₀ (a Schur complement
-    of order |A| + |D|; the bordered-KKT updates of active-set QP codes, e.g. Gill, Murray, Saunders &
-    Wright 1990, Bartlett & Biegler's QPSchur 2006):
-
-        [S_AA − S_A0 Y   −S_A0 Z] [d_A]   [r_A − S_A0 z]        Y = S_00⁻¹S_0A, Z = S_00⁻¹E_D,
-        [−E_Dᵀ Y         −E_Dᵀ Z] [ ν ] = [−E_Dᵀ z     ],       z = S_00⁻¹r_0,  d_0 = z − Y d_A − Z ν
-
-    for S_FF d = r (r_0: r on F₀ ∩ F, 0 on D, where the multiplier ν takes over). That costs one multi-right-hand-side triangular
-    solve pair, 2|F₀|²(|A| + |D| + 1) flops, against |F|³/3 for a fresh factor; when the change is large
-    (|A| + |D| > |F|/``rebase_ratio``) the base moves to F and is refactored. Between K-NPSVC++'s outer
-    iterations the free set of a warm-started u-step changes by a few indices, so one solver per class
-    kept across outer iterations turns most factorizations into these small updates.
-    """
-
-    def __init__(self, S: np.ndarray, rebase_ratio: float = 8.0):
-        self.S, self.rebase_ratio = S, rebase_ratio
-        self.base: np.ndarray | None = None
-        self.in_base: np.ndarray | None = None  # boolean mask of the base set
-        self.factor = None
-        self.ridge = 0.0
-        self.n_factor = self.n_update = 0  # counters for profiles and tests
-
-    def solve(self, free: np.ndarray, r: np.ndarray) -> np.ndarray:
-        """S_FF⁻¹ r (with a tiny ridge: S may be singular) for the sorted index set ``free``."""
-        if self.base is not None:
-            in_base = self.in_base[free]
-            added = free[~in_base]
-            in_free = np.zeros(self.S.shape[0], bool)
-            in_free[free] = True
-            removed_mask = ~in_free[self.base]
-            if added.size + np.count_nonzero(removed_mask) <= free.size / self.rebase_ratio:
-                return self._schur_solve(free, r, in_base, added, removed_mask)
-        self._refactor(free)
-        return sla.cho_solve(self.factor, r, check_finite=False)
-
-    def _refactor(self, free: np.ndarray) -> None:
-        S_ff = self.S[np.ix_(free, free)]
-        self.ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
-        S_ff[np.diag_indices_from(S_ff)] += self.ridge
-        self.base, self.factor = free, sla.cho_factor(S_ff, lower=True, overwrite_a=True, check_finite=False)
-        self.in_base = np.zeros(self.S.shape[0], bool)
-        self.in_base[free] = True
-        self.n_factor += 1
-
-    def _schur_solve(self, free, r, in_base, added, removed_mask) -> np.ndarray:
-        base, m = self.base, self.base.size
-        position = np.searchsorted(base, free[in_base])  # where F ∩ F₀ sits in F₀
-        r0 = np.zeros(m)
-        r0[position] = r[in_base]  # rows of D get r = 0: ν absorbs them
-        removed = np.flatnonzero(removed_mask)
-        S_0A = self.S[np.ix_(base, added)]
-        unit = np.zeros((m, removed.size))
-        unit[removed, np.arange(removed.size)] = 1.0
-        W = sla.cho_solve(self.factor, np.column_stack([S_0A, unit, r0]), check_finite=False)
-        Y, Z, z = W[:, :added.size], W[:, added.size:-1], W[:, -1]
-        S_AA = self.S[np.ix_(added, added)] + self.ridge * np.eye(added.size)
-        schur = np.block([[S_AA - S_0A.T @ Y, -S_0A.T @ Z], [-Y[removed], -Z[removed]]])
-        rhs = np.r_[r[~in_base] - S_0A.T @ z, -z[removed]]
-        try:
-            sol = np.linalg.solve(schur, rhs)
-        except np.linalg.LinAlgError:  # a singular S made the bordered system singular: factor F itself
-            self._refactor(free)
-            return sla.cho_solve(self.factor, r, check_finite=False)
-        d_A, nu = sol[:added.size], sol[added.size:]
-        d0 = z - Y @ d_A - Z @ nu
-        d = np.empty(free.size)
-        d[in_base] = d0[position]
-        d[~in_base] = d_A
-        self.n_update += 1
-        return d
 
 
 def _rayleigh(matvec: MatVec, v: np.ndarray) -> float:

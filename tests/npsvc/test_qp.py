@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 import torch
 
 from solvers.core import project_capped_simplex
-from solvers.npsvc.qp import BoxQP, FreeSetSolver, project_simplex, simplex_qp
+from solvers.npsvc.qp import BoxQP, project_simplex, simplex_qp
 from solvers.npsvc.torch_qp import project_simplex as project_simplex_torch
 from solvers.npsvc.torch_qp import simplex_qp_torch
 
@@ -50,42 +50,6 @@ def test_box_qp_warm_start_at_optimum_stops_at_once():
     S, q = random_psd(rng, 20), rng.standard_normal(20)
     x = BoxQP(lambda v: S @ v, q, 1.0).solve(1e-11).x
     assert BoxQP(lambda v: S @ v, q, 1.0, x).solve(1e-10).n_iter <= 2
-
-
-def test_free_set_solver_updates_match_a_direct_solve():
-    """Free sets that differ from the factored base by a few indices are solved through the Schur complement
-    (no new factorization) and agree with a dense solve to the conditioning of S (cond ≈ 10 here)."""
-    rng = np.random.default_rng(5)
-    n = 80
-    S = random_psd(rng, n) + 0.5 * np.eye(n)
-    solver = FreeSetSolver(S, rebase_ratio=2.0)  # up to 30 changed indices against the base before a refactor
-    free = np.sort(rng.choice(n, 60, replace=False))
-    for _ in range(6):
-        r = rng.standard_normal(free.size)
-        np.testing.assert_allclose(solver.solve(free, r), np.linalg.solve(S[np.ix_(free, free)], r), rtol=1e-9,
-                                   atol=1e-10)
-        outside = np.setdiff1d(np.arange(n), free)
-        free = np.union1d(np.setdiff1d(free, rng.choice(free, 2, replace=False)), rng.choice(outside, 3, replace=False))
-    assert solver.n_factor == 1 and solver.n_update == 5
-    disjoint = np.setdiff1d(np.arange(n), free)
-    solver.solve(disjoint, np.ones(disjoint.size))
-    assert solver.n_factor == 2  # a large change moves the base
-
-
-def test_box_qp_with_a_shared_free_set_solver_matches_cvxpy():
-    """One solver kept across warm-started QPs with the same S and a changing q (K-NPSVC++'s u-step)."""
-    rng = np.random.default_rng(6)
-    S = random_psd(rng, 40, 30)
-    solver, x = FreeSetSolver(S), None
-    for _ in range(4):
-        q = rng.standard_normal(40)
-        qp = BoxQP(lambda v: S @ v, q, 1.0, x).solve(tol=1e-10, max_iter=100_000, S=solver)
-        x = qp.x
-        ref = cp.Variable(40)
-        value = cp.Problem(cp.Minimize(0.5 * cp.quad_form(ref, cp.psd_wrap(S)) + q @ ref), [ref >= 0, ref <= 1]).solve(
-            solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-        assert qp.kkt_residual() <= 1e-10
-        assert qp.objective() == pytest.approx(value, rel=1e-7, abs=1e-9)
 
 
 def test_simplex_qp_two_classes_closed_form():
