@@ -4,7 +4,7 @@ import pytest
 
 from solvers import npsvc
 from solvers.core import InputError, validate_params
-from solvers.npsvc.knpsvc import KNPSVC_PARAMS, KNPSVCState, objectives, riemannian_gradients
+from solvers.npsvc.knpsvc import KNPSVC_PARAMS, KNPSVCState, laplacian_term, objectives, riemannian_gradients
 
 
 def make_state(problem, **overrides):
@@ -85,3 +85,23 @@ def test_d_larger_than_p_is_refused():
     problem = npsvc.problem_from_arrays(X, np.arange(20) % 2, kernel="linear")
     with pytest.raises(InputError, match="exceeds"):
         npsvc.solve(problem, "knpsvc", d=5)
+
+
+def test_cached_products_match_a_fresh_evaluation(blob_problem):
+    """ΨÛ and M P̂ are cached between steps; J and the τ-step direction must equal a fresh evaluation
+    after every step (a stale cache would show here)."""
+    state = make_state(blob_problem, gamma=1.0)
+    for _ in range(3):
+        for step in (state.u_step, state.v_step, state.p_step, lambda: state.descent_step(state.tau_step())):
+            step()
+            fresh = objectives(state.Psi, state.own, state.U, state.V, state.P, state.M, state.c, state.r1, state.r2,
+                               state.mu)
+            np.testing.assert_allclose(state.objectives(), fresh, rtol=1e-12)
+
+
+def test_laplacian_term_through_the_triangular_factor(blob_problem):
+    Psi = blob_problem.features.Psi
+    assert np.allclose(Psi, np.tril(Psi))
+    dense = laplacian_term(blob_problem.X_train, Psi)
+    np.testing.assert_allclose(laplacian_term(blob_problem.X_train, Psi, lower_triangular=True), dense,
+                               rtol=1e-12, atol=1e-12 * np.abs(dense).max())
