@@ -242,7 +242,8 @@ def results_tab(ds, problem_params, per_method, stop) -> None:
         bar.empty()
         store[key] = with_paper(summarize(runs), ds.name)
     if key in store:
-        st.dataframe(store[key][["method", "ours", "paper (Table 2)", "p vs K-NPSVC++", "seconds"]], hide_index=True)
+        st.dataframe(store[key][["method", "ours", "paper (Table 2)", "p vs K-NPSVC++", "seconds", "converged"]],
+                     hide_index=True)
         if ds.name not in PAPER_TABLE2:
             st.caption(f"The paper's Table 2 has no {ds.name}; its datasets: {', '.join(PAPER_TABLE2)}.")
 
