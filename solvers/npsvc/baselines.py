@@ -151,14 +151,21 @@ def run_npsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     def hyperplanes() -> np.ndarray:
         return np.column_stack([B.T @ qp.x / r1 for B, qp in zip(Bs, qps)])
 
+    sizes = [(int((~own[:, l]).sum()), int(own[:, l].sum())) for l in range(problem.n_classes)]
     for k in itertools.count(1):
         advance(qps, Ss, k)
-        U = hyperplanes()
-        F = features.Psi @ U
-        loss_own = np.where(own, np.maximum(np.abs(F) - eps, 0.0), 0.0).sum(0)
-        J = 0.5 * r1 * (U * U).sum(0) + loss_own + c * np.where(own, 0.0, np.maximum(1.0 - F, 0.0)).sum(0)
+        # With u = Bᵀx/r₁: (r₁/2)‖u‖² = ½xᵀSx and Bu = Sx, whose λ and α⁻ rows are ψ_iᵀu on the other and own
+        # rows, so primal and dual come from the QP state (no n×n product per iteration).
+        quad = np.array([qp.x @ qp.Sx for qp in qps])
+        loss = np.array([np.maximum(np.abs(qp.Sx[n_o + n_l:]) - eps, 0.0).sum() + c * np.maximum(1.0 - qp.Sx[:n_o], 0.0).sum()
+                         for qp, (n_o, n_l) in zip(qps, sizes)])
+        J = 0.5 * quad + loss
         dual = -np.array([qp.objective() for qp in qps])
         gap = float(np.max((J - dual) / np.maximum(1.0, np.abs(J))))
-        if _record(rec, problem, k, U, F, J, max(gap, 0.0), qp_iters=sum(q.n_iter for q in qps)):
+        with rec.excluded():
+            U = hyperplanes()
+            train_acc, test_acc = problem.accuracies(U, np.linalg.norm(U, axis=0))
+        if rec.record(k, objective=float(J.max()), optimality=max(gap, 0.0), train_acc=train_acc, test_acc=test_acc,
+                      qp_iters=sum(q.n_iter for q in qps), **chebyshev_columns(J, _uniform(problem.n_classes))):
             break
     return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "duals": [q.x.copy() for q in qps]})

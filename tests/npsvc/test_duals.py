@@ -118,3 +118,8 @@ def test_npsvm_matches_cvxpy(kernel):
                + 0.7 * cp.sum(cp.pos(1 - Psi[~own[:, l]] @ u)))
         cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11)
         np.testing.assert_allclose(res.solution["U"][:, l], u.value, atol=2e-5)
+        # the primal J_l recorded from the QP state (½xᵀSx and Sx) equals J_l evaluated at the returned u_l
+        f, u_l = Psi @ res.solution["U"][:, l], res.solution["U"][:, l]
+        direct = (0.2 * u_l @ u_l + np.maximum(np.abs(f[own[:, l]]) - 0.2, 0).sum()
+                  + 0.7 * np.maximum(1 - f[~own[:, l]], 0).sum())
+        assert res.history[f"J_{l}"].iloc[-1] == pytest.approx(direct, rel=1e-9)
