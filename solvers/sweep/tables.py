@@ -27,7 +27,7 @@ def npsvc_split_job(config: dict, data=None) -> dict:
     The same calls, in the same order, as ``solvers.npsvc.experiments.accuracy_splits`` makes for the cell.
     """
     from ..datasets import load
-    from ..npsvc.bench import KERNEL_METHODS
+    from ..npsvc.bench import BUDGETS, KERNEL_METHODS
     from ..npsvc.experiments import fit_svc, run_method
     from ..npsvc.problem import make_problem
 
@@ -37,7 +37,8 @@ def npsvc_split_job(config: dict, data=None) -> dict:
         _, accuracy, seconds = fit_svc(problem, 1.0)
     else:
         method, params = KERNEL_METHODS[config["method"]]
-        accuracy, seconds = run_method(problem, method, tol=1e-6, max_iter=config["max_iter"], **params)
+        budget = BUDGETS.get(config["method"], config["max_iter"])  # NPSVM's dual needs its own budget
+        accuracy, seconds = run_method(problem, method, tol=1e-6, max_iter=budget, **params)
     return {"accuracy": accuracy, "train_seconds": seconds}
 
 

@@ -8,7 +8,7 @@ from threadpoolctl import threadpool_limits
 
 from solvers.bench.__main__ import main as bench_main
 from solvers.datasets import REAL, load
-from solvers.npsvc.bench import KERNEL_METHODS
+from solvers.npsvc.bench import BUDGETS, KERNEL_METHODS
 from solvers.npsvc.experiments import accuracy_splits
 from solvers.sweep import run_sweep
 from solvers.metric.bench import parse as parse_metric
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.xdist_group("dask-cluster")
 def table2_cells_match_the_serial_protocol(client) -> None:
     swept = run_sweep(npsvc_split_job, npsvc_table2_configs(["iris"], splits=2, max_train=1000), client=client).table
     serial = accuracy_splits(load("iris"), KERNEL_METHODS, n_splits=2, problem_params={"max_train": 1000},
-                             max_iter=200)
+                             max_iter=200, budgets=BUDGETS)
     merged = serial.merge(swept, on=["split", "method"], suffixes=("_serial", "_swept"), validate="one_to_one")
     assert len(merged) == len(swept) == 2 * (1 + len(KERNEL_METHODS))
     pd.testing.assert_series_equal(merged["accuracy_serial"], merged["accuracy_swept"], check_names=False)
