@@ -100,7 +100,8 @@ def path_figures(tables: dict[str, pd.DataFrame]) -> dict[str, go.Figure]:
         shares = ui.base_figure("SM share: AS's reduced problems vs the full problem (Figs. 3–4)", "C (log scale)",
                                 "share of samples [%]", log_x=True)
         shares.add_trace(go.Scatter(x=t["C"], y=100 * t["sm_frac_reduced"], name="mean |SM|/n_I over AS rounds",
-                                    mode="lines+markers", line=dict(color=ui.method_color("as+alm"))))
+                                    mode="lines+markers", line=ui.method_line("as+alm"),
+                                    marker=ui.method_marker("as+alm")))
         shares.add_trace(go.Scatter(x=t["C"], y=100 * t["sm_frac_full"], name="|SM|/n (full problem)",
                                     mode="lines+markers", line=dict(color="#777777", dash="dash")))
         shares.update_layout(legend_title_text="")

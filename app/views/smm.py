@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import ui
 from app.views import _smm_figures as figs
+from app.views._presets import PRESETS
 from solvers import smm
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
@@ -250,6 +251,7 @@ def main() -> None:
                    "Classify matrices with a low-rank, sample-sparse model. Compare ALM-SNCG with the ADMM "
                    "baselines on the KKT residual, look at the rank and the support matrices of the solution, "
                    "and trace the solution over C with adaptive sieving.")
+    ui.preset_buttons(PRESETS["smm"], key=KEY)
     ds = ui.dataset_picker("smm", key=f"{KEY}.data", bundled=("digits-8x8",), sources=DATA_SOURCES,
                            check=check_matrix_classification)
     if ds is None:

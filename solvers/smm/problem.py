@@ -234,7 +234,7 @@ def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: s
     if scale not in ("auto", "none", "max-abs"):
         raise InputError(f"scale must be auto, none or max-abs, got {scale!r}")
     X = matrices_of(dataset, upsample)
-    peak = float(np.abs(X).max())
+    peak = max(float(X.max()), -float(X.min())) if X.size else 0.0  # max|X| without a full-size temporary
     if (scale == "max-abs" or (scale == "auto" and peak > 1.0)) and peak > 0:
         X = X / peak
     y = binary_labels(dataset, positive_class)
@@ -246,4 +246,7 @@ def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: s
         test[rng.permutation(len(y))[: int(round(test_fraction * len(y)))]] = True
     if len(np.unique(y[~test])) < 2:
         raise InputError("the training part holds one class only; SMM needs both classes")
+    n_train = int(np.count_nonzero(~test))
+    if not test[:n_train].any():  # the test part is the tail (the generator's): views, not copies of X
+        return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
     return X[~test], y[~test], X[test], y[test]

@@ -34,6 +34,19 @@ def test_generator_follows_the_recipe():
         make_smm_synthetic(n_train=10, p=3, q=4, r=5)
 
 
+def test_train_test_split_of_the_generator_is_a_view_with_the_masked_rows():
+    """The generator's test part is its tail: the split returns views (no second copy of a 2.5 GB set, round 4)
+    holding exactly the rows the mask selects; a shuffled mask still gets copies of the right rows."""
+    ds = make_smm_synthetic(n_train=40, p=3, q=4, seed=2)
+    X, y, X_te, y_te = smm.train_test(ds)
+    test = np.asarray(ds.test_mask, bool)
+    assert np.array_equal(X, ds.X[~test]) and np.array_equal(X_te, ds.X[test]) and np.array_equal(y_te, ds.y[test])
+    assert np.shares_memory(X, ds.X) and np.shares_memory(X_te, ds.X)
+    shuffled = datasets.Dataset(ds.name, ds.X, ds.y, "classification", "", "", test_mask=np.roll(test, 3))
+    X2, _, X2_te, _ = smm.train_test(shuffled)
+    assert np.array_equal(X2_te, ds.X[np.roll(test, 3)]) and not np.shares_memory(X2, ds.X)
+
+
 def test_generator_is_registered():
     gens = datasets.generators("smm")
     assert "smm-synthetic" in gens
