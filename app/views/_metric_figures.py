@@ -11,7 +11,19 @@ from solvers.metric import analysis
 from solvers.metric.bounds import gradient_bound, projected_gradient_bound, duality_gap_bound
 from solvers.metric.problem import ReducedProblem, TripletProblem
 
-RULE_DASH = {"sphere": "solid", "linear": "dash", "sdp": "dot"}
+RULE_MARKER = {"sphere": "circle", "linear": "square", "sdp": "diamond"}
+
+
+def style(config: str, rule: str = "sphere") -> dict:
+    """Trace style of one run: the bound's colour and dash (app/ui/colors.py), the rule's marker symbol."""
+    return {"mode": "lines+markers", "line": ui.method_line(config, width=2),
+            "marker": {**ui.method_marker(config, size=7), "symbol": RULE_MARKER[rule]}}
+
+
+def drawing_order(runs: dict) -> list:
+    """Runs with solid lines first, so that a dashed or dotted curve lying on a solid one (PGB on RRPB: the same
+    sphere from the same solution, Thm 3.8) is drawn on top and both stay visible."""
+    return sorted(runs.items(), key=lambda item: ui.method_style(item[1]["config"]).dash != "solid")
 PAPER_TABLE4 = {  # seconds, Table 4 (naive, then each method)
     "iris": {"naive": 110.9, "gb": 71.5, "pgb": 31.6, "dgb": 23.7, "rrpb": 20.0, "rrpb+pgb": 20.8},
     "wine": {"naive": 564.1, "gb": 545.3, "pgb": 129.3, "dgb": 153.3, "rrpb": 104.7, "rrpb+pgb": 105.1},
@@ -23,12 +35,11 @@ PAPER_TABLE4 = {  # seconds, Table 4 (naive, then each method)
 
 def rate_figure(runs: dict, column: str, y_title: str) -> go.Figure:
     fig = ui.base_figure("Screening rate along the regularisation path (Figs. 4–5)", "−log₁₀ λ", y_title)
-    for label, run in runs.items():
+    for label, run in drawing_order(runs):
         if run["config"] == "naive":
             continue
         t = run["table"].iloc[1:]
-        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=t[column], name=label, mode="lines",
-                                 line=dict(color=ui.method_color(run["config"]), dash=RULE_DASH[run["rule"]], width=2)))
+        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=t[column], name=label, **style(run["config"], run["rule"])))
     fig.update_yaxes(range=[0, 1.05])
     return fig
 
@@ -55,14 +66,14 @@ def time_ratio_figure(runs: dict) -> go.Figure | None:
     fig = ui.base_figure("CPU time ratio per λ, screened / naive (Figs. 4–5, bottom)", "−log₁₀ λ",
                          "time ratio (log scale)", log_y=True)
     base = naive["table"].set_index("step")["time"]
-    for label, run in runs.items():
+    for label, run in drawing_order(runs):
         if run["config"] == "naive":
             continue
         t = run["table"].iloc[1:].set_index("step")
         common = t.index.intersection(base.index)
         ratio = t.loc[common, "time"] / base.loc[common].clip(lower=1e-9)
-        fig.add_trace(go.Scatter(x=t.loc[common, "neg_log10_lam"], y=ui.positive(ratio), name=label, mode="lines",
-                                 line=dict(color=ui.method_color(run["config"]), dash=RULE_DASH[run["rule"]])))
+        fig.add_trace(go.Scatter(x=t.loc[common, "neg_log10_lam"], y=ui.positive(ratio), name=label,
+                                 **style(run["config"], run["rule"])))
     xs = naive["table"]["neg_log10_lam"]
     ui.add_reference(fig, [xs.min(), xs.max()], [1, 1], "no speed-up (ratio 1)")
     return fig
@@ -94,11 +105,11 @@ def work_share_figure(runs: dict) -> go.Figure:
         t = run["table"].iloc[1:]
         if run["config"] == "naive" or "pairs_share" not in t:
             continue
-        color = ui.method_color(run["config"])
+        color, marker = ui.method_color(run["config"]), ui.method_marker(run["config"], size=7)
         fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=1.0 - t["rate_path_T"], name=f"{label}: triplets",
-                                 mode="lines", line=dict(color=color, width=2)))
-        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=t["pairs_share"], name=f"{label}: pairs", mode="lines",
-                                 line=dict(color=color, width=2, dash="dash")))
+                                 mode="lines+markers", line=dict(color=color, width=2), marker=marker))
+        fig.add_trace(go.Scatter(x=t["neg_log10_lam"], y=t["pairs_share"], name=f"{label}: pairs",
+                                 mode="lines+markers", line=dict(color=color, width=2, dash="dash"), marker=marker))
     fig.update_yaxes(range=[0, 1.05])
     return fig
 
@@ -138,12 +149,12 @@ def dynamic_heatmap(run: dict) -> go.Figure:
 def step_history_figures(runs: dict, step: int) -> tuple[go.Figure, go.Figure]:
     gap = ui.base_figure(f"Duality gap during λ step {step}", "iteration", "relative gap (log scale)", log_y=True)
     scr = ui.base_figure(f"Screened share during λ step {step}", "iteration", "|L̂ ∪ R̂| / |T|")
-    for label, run in runs.items():
+    for label, run in drawing_order(runs):
         h = run["history"]
         h = h[h["step"] == step] if "step" in h else h.iloc[0:0]
-        color = dict(color=ui.method_color(run["config"]), dash=RULE_DASH[run["rule"]])
-        gap.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["gap"]), name=label, mode="lines", line=color))
-        scr.add_trace(go.Scatter(x=h["iter"], y=h["screened"], name=label, mode="lines", line=color))
+        look = style(run["config"], run["rule"])
+        gap.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["gap"]), name=label, **look))
+        scr.add_trace(go.Scatter(x=h["iter"], y=h["screened"], name=label, **look))
     return gap, scr
 
 
@@ -164,8 +175,7 @@ def radius_figure(run: dict) -> go.Figure:
     for name in ("gb", "pgb", "dgb", "cdgb", "rrpb"):
         col = f"r_{name}"
         if col in t:
-            fig.add_trace(go.Scatter(x=t["lam"], y=ui.positive(t[col]), name=name.upper(), mode="lines",
-                                     line=dict(color=ui.method_color(name))))
+            fig.add_trace(go.Scatter(x=t["lam"], y=ui.positive(t[col]), name=name.upper(), **style(name)))
     return fig
 
 
@@ -229,10 +239,9 @@ def knn_figure(problem: TripletProblem, run: dict, points: int = 12) -> go.Figur
 def audit_figure(audits: dict) -> go.Figure:
     fig = ui.base_figure("‖M_screened − M_naive‖_F per λ (safety audit)", "−log₁₀ λ", "‖ΔM‖_F (log scale)",
                          log_y=True)
-    for label, (config, df) in audits.items():
+    for label, (config, df) in sorted(audits.items(), key=lambda item: ui.method_style(item[1][0]).dash != "solid"):
         if not df.empty:
-            fig.add_trace(go.Scatter(x=df["neg_log10_lam"], y=ui.positive(df["dM"]), name=label, mode="lines",
-                                     line=dict(color=ui.method_color(config))))
+            fig.add_trace(go.Scatter(x=df["neg_log10_lam"], y=ui.positive(df["dM"]), name=label, **style(config)))
     return fig
 
 

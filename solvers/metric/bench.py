@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..core import use_clock
 from ..datasets import REAL, load
 from . import make_problem
 from .path import regularization_path
@@ -57,8 +58,13 @@ def run_dataset(name: str, args) -> list[dict]:
 
 def run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     """One subsample (seed = args.seed + trial): the naive path and every configuration, side by side in this
-    process. Returns the problem's sizes and {label: time, screening time, speedup, ΔM/M, #λ}; one job of
-    ``--workers N`` (solvers/sweep/tables.py)."""
+    process, timed on ``args.clock``. Returns the problem's sizes and {label: time, screening time, speedup,
+    ΔM/M, #λ}; one job of ``--workers N`` (solvers/sweep/tables.py)."""
+    with use_clock(args.clock):
+        return _run_trial(ds, name, trial, args)
+
+
+def _run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     n = ds.n_samples
     n_sub = args.max_samples or int(math.floor(args.fraction * n)) + 1
     k = K_OF.get(name, 5) if args.k is None else args.k
@@ -135,7 +141,8 @@ def dataset_names(args) -> list[str]:
 
 def protocol(args) -> str:
     return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
-            f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}")
+            f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}, "
+            f"{args.clock} seconds")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -158,6 +165,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=("pairs", "triplets"), default="pairs",
                         help="pairs: O(1) per triplet from cached pair distances (ours); triplets: O(d²) per triplet "
                              "as the paper's cost model")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: seconds waited; cpu: this process's CPU seconds (use on a loaded machine, with "
+                             "OMP_NUM_THREADS=1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first subsample")
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")
     args = parser.parse_args(argv)

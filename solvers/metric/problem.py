@@ -208,6 +208,11 @@ class TripletSubset:
         return TripletSubset(self.problem, self.idx[keep], self.pair_rows[used], local[same], local[diff])
 
     @cached_property
+    def pair_table_rows(self) -> np.ndarray | None:
+        """Rows of the problem's pair table this subset uses, None when it uses all of them (no copy of U)."""
+        return None if self.pair_rows.size == len(self.problem.triplets.pairs) else self.pair_rows
+
+    @cached_property
     def h_norm(self) -> np.ndarray:
         """‖H_t‖_F of these triplets (gathered once per subset)."""
         return self.problem.h_norm[self.idx]
@@ -221,7 +226,7 @@ class TripletSubset:
             if self.problem.diagonal:
                 return a @ M - b @ M
             return np.einsum("ij,ij->i", a @ M, a) - np.einsum("ij,ij->i", b @ M, b)
-        q = self.problem.pair_values(M, self.pair_rows)
+        q = self.problem.pair_values(M, self.pair_table_rows)
         return q[self.diff] - q[self.same]
 
     def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
@@ -237,7 +242,8 @@ class TripletSubset:
             return (a.T * weights) @ a - (b.T * weights) @ b
         P = self.pair_rows.size
         w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
-        U = self.problem.U[self.pair_rows]
+        rows = self.pair_table_rows
+        U = self.problem.U if rows is None else self.problem.U[rows]
         return U.T @ w if self.problem.diagonal else (U.T * w) @ U
 
 

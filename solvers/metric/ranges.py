@@ -68,7 +68,8 @@ class RangeLedger:
         ``reference`` = (M_{t−1}, λ_{t−1}, ε_{t−1}) over the candidates (None: no usable reference).
 
         Finding the triplets whose range ends at λ_t is one comparison per triplet; everything else is
-        O(#candidates) plus one scatter-add onto the pairs.
+        O(#candidates) plus one scatter-add onto the pairs. The candidates' pair indices are gathered once and
+        the new active set is cut from them (no second gather from T).
         """
         problem = self.problem
         released = np.flatnonzero(self.release == t) if self.n_L + self.n_R else np.zeros(0, np.int64)
@@ -77,11 +78,12 @@ class RangeLedger:
         self.n_R -= released.size - out_L.size
         self.n_range = self.n_L + self.n_R  # still covered by an older range
         candidates = np.concatenate([self.candidates, released]) if released.size else self.candidates
+        examined = problem.subset(candidates)
         in_L = np.zeros(0, np.int64)
         if reference is not None and candidates.size:
             M0, lam0, eps = reference
-            r_end, l_end = range_lower_ends(problem.margins(M0, candidates), problem.h_norm[candidates],
-                                            math.sqrt(inner(M0, M0)), eps, lam0, problem.gamma)
+            r_end, l_end = range_lower_ends(examined.margins(M0), examined.h_norm, math.sqrt(inner(M0, M0)), eps,
+                                            lam0, problem.gamma)
             # the two ranges exclude each other (h − εν > 1 and h + εν < 1 − γ), so one lower end per triplet
             steps = steps_covered(np.minimum(r_end, l_end), lam, self.rho)
             covered = steps > 0
@@ -92,12 +94,12 @@ class RangeLedger:
             in_L = newly[to_L]
             self.n_L += in_L.size
             self.n_R += newly.size - in_L.size
-            candidates = candidates[~covered]
-        self.candidates = candidates
+            if newly.size:
+                examined = examined.part(~covered)
+        self.candidates = examined.idx
         if out_L.size or in_L.size:
             self.H_L = self.H_L + problem.signed_sum(in_L, out_L)
-        return ReducedProblem.assemble(problem, problem.subset(candidates), self.H_L, (self.n_L, self.n_R),
-                                       self._masks_at(t))
+        return ReducedProblem.assemble(problem, examined, self.H_L, (self.n_L, self.n_R), self._masks_at(t))
 
     def _masks_at(self, t: int):
         """The masks (in L̂, in R̂) over T at step t, built only if asked for, from a copy taken now (a copy of
