@@ -11,6 +11,7 @@ from solvers.core import InputError
 from .charts import PRESENT_KEY, presenting
 from .glossary import explain
 from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
+from .theme import install as install_readable_charts
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,10 @@ def run_page(main: Callable[[], None]) -> None:
     """Run a page's body; bad input becomes st.error and any other failure a short message.
 
     Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
-    its link holds every value of this run).
+    its link holds every value of this run). Every Plotly figure the page draws gets the lab's font sizes and
+    contrast (app/ui/theme.py), the family pages' own figures included.
     """
+    install_readable_charts()
     presentation_toggle()
     begin_page()
     try:
