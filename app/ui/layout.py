@@ -10,7 +10,7 @@ from solvers.core import InputError
 
 from .charts import PRESENT_KEY, presenting
 from .glossary import explain
-from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
+from .page_state import begin_page, bool_codec, flush_url, kept, page_prefix, share_panel
 from .theme import install as install_readable_charts
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def run_page(main: Callable[[], None]) -> None:
     """Run a page's body; bad input becomes st.error and any other failure a short message.
 
     Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
-    its link holds every value of this run). Every Plotly figure the page draws gets the lab's font sizes and
+    its link holds every value of this run), and the URL is sent once (Back then restores the previous state). Every Plotly figure the page draws gets the lab's font sizes and
     contrast (app/ui/theme.py), the family pages' own figures included.
     """
     install_readable_charts()
@@ -61,3 +61,4 @@ def run_page(main: Callable[[], None]) -> None:
     prefix = page_prefix()
     if prefix:
         share_panel(prefix)
+    flush_url()  # the run's URL in one message: one browser-history entry, which Back returns to
