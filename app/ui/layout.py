@@ -44,8 +44,8 @@ def run_page(main: Callable[[], None]) -> None:
     contrast (app/ui/theme.py), the family pages' own figures included.
     """
     install_readable_charts()
-    presentation_toggle()
     begin_page()
+    presentation_toggle()
     try:
         main()
     except InputError as exc:

@@ -367,7 +367,7 @@ def begin_page() -> None:
 
 def page_prefix() -> str | None:
     """The short name of the page that ran ("fd."), from the first key it kept; None when it kept none."""
-    keys = st.session_state.get(RUN_KEYS) or []
+    keys = [k for k in st.session_state.get(RUN_KEYS) or [] if "." in k]  # not page-wide ones ("present")
     return keys[0].split(".")[0] + "." if keys else None
 
 
