@@ -209,3 +209,24 @@ def test_browser_back_restores_the_previous_configuration(page, app_url):
     wait_for_app(page)
     page.wait_for_function("(el) => el.getAttribute('aria-valuetext') === '1.01'", arg=step.element_handle())
     assert_no_exception(page)
+
+
+@pytest.mark.parametrize("name", ["foundations", "sparse", "multitask"])
+def test_the_chart_starts_above_the_fold_at_1024_by_768(browser, app_url, name):
+    """A projector's 1024×768: the compact head (one-line title, folded "About this page", one row of presets)
+    leaves at least 250 px of the first chart on screen without scrolling."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{app_url}/{name}")
+        wait_for_app(page)
+        chart = page.get_by_test_id("stPlotlyChart").first
+        chart.wait_for()
+        page.wait_for_function("(el) => el.getBoundingClientRect().height > 100", arg=chart.element_handle())
+        top = chart.bounding_box()["y"]
+        page.screenshot(path=str(ARTIFACTS / f"{name}-1024x768.png"))
+        assert top <= 768 - 250, f"the first chart starts at {top:.0f} px"
+        assert_no_exception(page)
+    finally:
+        context.close()
