@@ -62,7 +62,9 @@ API
   ghost of the previous run in ``line_chart``). ``readable(fig)``: any figure raised to the lab's font sizes
   (≥ 16 px ticks in presentation mode) with near-black (AA) text; ``run_page`` applies it to every
   ``st.plotly_chart`` of a page, so hand-made figures need not call it. ``figure_layout(title, x_title, y_title,
-  log_x=, log_y=)``: a new chart's layout as one dict, for ``go.Figure(layout=...)`` (validated once: fast).
+  log_x=, log_y=)``: a new chart's layout as one dict, for ``go.Figure(layout=...)`` (validated once: fast);
+  ``subplot_layout(title, {"xaxis2": (title, log), ...}, height=)`` the same for ``make_subplots`` figures, for
+  one ``update_layout`` call.
 - Page state (app/ui/page_state.py): every widget made here is kept in session state and in the URL with
   readable values; ``view_tabs(labels, key=f"{KEY}.view")`` replaces ``st.tabs`` (the open tab survives reruns
   and is in the URL); ``choice(label, options, key=..., widget="selectbox"|"radio"|"select_slider")`` and
@@ -77,7 +79,7 @@ API
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
 from .charts import add_reference, base_figure, line_chart, positive, presenting
-from .theme import figure_layout, readable
+from .theme import figure_layout, readable, subplot_layout
 from .colors import method_color, method_line, method_marker, method_style
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
@@ -98,5 +100,5 @@ __all__ = [
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
     "smm_cost", "sparse_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "share_panel", "link_state",
-    "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable",
+    "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",
 ]
