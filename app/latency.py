@@ -3,7 +3,9 @@
 For each page: the first run (cold caches), then one slider moved notch by notch to values not seen before
 (every notch misses the run cache, as a lecturer's would), timing each script rerun with Streamlit's AppTest
 (the page's own work: solvers, figures, tables; not the browser's drawing or the network). Prints one row per
-page: the first run, the median and the worst notch, and the machine's load average at the end.
+page: the first run, the median and the worst notch, in wall seconds and in this process's CPU seconds (the
+script runs in a thread of this process; with OMP_NUM_THREADS=1 the CPU seconds are the work done, which a
+loaded machine does not inflate the way it inflates wall seconds), and the machine's load average at the end.
 """
 from __future__ import annotations
 
@@ -27,21 +29,27 @@ NOTCHES = {
 }
 
 
+def timed_run(at: AppTest) -> tuple[float, float]:
+    """One script run: (wall seconds, CPU seconds of this process)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    at.run()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def measure(page: str, timeout: float) -> dict:
     kind, key, values = NOTCHES[page]
     at = AppTest.from_file(str(VIEWS / f"{page}.py"), default_timeout=timeout)
-    start = time.perf_counter()
-    at.run()
-    first = time.perf_counter() - start
-    notches = []
+    first_wall, first_cpu = timed_run(at)
+    walls, cpus = [], []
     for value in values:
         getattr(at, kind)(key=key).set_value(value)
-        start = time.perf_counter()
-        at.run()
-        notches.append(time.perf_counter() - start)
+        wall, cpu = timed_run(at)
+        walls.append(wall)
+        cpus.append(cpu)
     problems = [e.value for e in at.exception] + [e.value for e in at.error]
-    return {"page": page, "widget": key, "first [s]": first, "median notch [s]": statistics.median(notches),
-            "worst notch [s]": max(notches), "problems": "; ".join(problems)[:80]}
+    return {"page": page, "widget": key, "first [s]": first_wall, "median notch [s]": statistics.median(walls),
+            "worst notch [s]": max(walls), "first cpu [s]": first_cpu, "median notch cpu [s]": statistics.median(cpus),
+            "worst notch cpu [s]": max(cpus), "problems": "; ".join(problems)[:80]}
 
 
 def main(argv=None) -> None:
@@ -52,12 +60,14 @@ def main(argv=None) -> None:
     unknown = set(args.pages) - set(NOTCHES)
     if unknown:
         parser.error(f"unknown page(s) {', '.join(sorted(unknown))}; choose from {', '.join(NOTCHES)}")
-    print("| page | slider | first run [s] | median notch [s] | worst notch [s] | notes |")
+    print("| page | slider | first run, wall / CPU [s] | median notch, wall / CPU [s] | worst notch, wall / CPU [s] "
+          "| notes |")
     print("|---|---|---|---|---|---|")
     for page in args.pages:
         row = measure(page, args.timeout)
-        print(f"| {row['page']} | `{row['widget']}` | {row['first [s]']:.2f} | {row['median notch [s]']:.2f} | "
-              f"{row['worst notch [s]']:.2f} | {row['problems']} |", flush=True)
+        print(f"| {row['page']} | `{row['widget']}` | {row['first [s]']:.2f} / {row['first cpu [s]']:.2f} | "
+              f"{row['median notch [s]']:.2f} / {row['median notch cpu [s]']:.2f} | "
+              f"{row['worst notch [s]']:.2f} / {row['worst notch cpu [s]']:.2f} | {row['problems']} |", flush=True)
     print(f"load average after the runs: {' / '.join(f'{v:.1f}' for v in os.getloadavg())} (1 / 5 / 15 min)")
 
 

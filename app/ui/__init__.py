@@ -59,11 +59,18 @@ API
   ``add_reference(fig, x, y, name)``, ``positive(values)``; ``method_style(name)`` (Okabe–Ito colour, dash,
   marker per method), ``method_line(name)`` / ``method_marker(name)`` for hand-made traces (``line=``,
   ``marker=``), ``method_color(name)``. ``presenting()``: the sidebar's presentation mode is on (bigger fonts,
-  ghost of the previous run in ``line_chart``).
+  ghost of the previous run in ``line_chart``). ``readable(fig)``: any figure raised to the lab's font sizes
+  (≥ 16 px ticks in presentation mode) with near-black (AA) text; ``run_page`` applies it to every
+  ``st.plotly_chart`` of a page, so hand-made figures need not call it. ``figure_layout(title, x_title, y_title,
+  log_x=, log_y=)``: a new chart's layout as one dict, for ``go.Figure(layout=...)`` (validated once: fast);
+  ``subplot_layout(title, {"xaxis2": (title, log), ...}, height=)`` the same for ``make_subplots`` figures, for
+  one ``update_layout`` call.
 - Page state (app/ui/page_state.py): every widget made here is kept in session state and in the URL with
   readable values; ``view_tabs(labels, key=f"{KEY}.view")`` replaces ``st.tabs`` (the open tab survives reruns
   and is in the URL); ``choice(label, options, key=..., widget="selectbox"|"radio"|"select_slider")`` and
-  ``choices(...)`` (multiselect) and ``slider(label, min, max, value, step, key=...)`` for a page's own controls; "Share or load this view" (copy link, load an
+  ``choices(...)`` (multiselect) and ``slider(label, min, max, value, step, key=...)``, ``number(label, min, max, value, key=...)`` (a whole number,
+  e.g. a seed) and ``checkbox(label, value, key=...)`` for a page's own controls (result pickers included: what
+  defines a figure belongs in its link); "Share or load this view" (copy link, load an
   exported JSON) is added to the sidebar by ``run_page``.
 - ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
 - ``Preset(slug, title, values, claim)``, ``preset_buttons(presets, *, key) -> Preset | None``: one-click
@@ -72,11 +79,14 @@ API
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
 from .charts import add_reference, base_figure, line_chart, positive, presenting
+from .theme import figure_layout, readable, subplot_layout
 from .colors import method_color, method_line, method_marker, method_style
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
 from .layout import page_header, run_page
-from .params import choice, choices, format_number, method_params, method_picker, param_form, param_widget, slider
+from .params import (
+    checkbox, choice, choices, format_number, method_params, method_picker, number, param_form, param_widget, slider,
+)
 from .page_state import link_state, share_panel, view_tabs
 from .presets import Preset, apply_preset, preset_buttons
 from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
@@ -89,6 +99,6 @@ __all__ = [
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "sparse_cost", "choice", "choices", "format_number", "slider", "view_tabs", "share_panel", "link_state",
-    "Preset", "apply_preset", "preset_buttons",
+    "smm_cost", "sparse_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "share_panel", "link_state",
+    "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",
 ]

@@ -15,43 +15,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from .colors import GREY, method_line, method_marker
+from .theme import INK, PRESENT_KEY, figure_layout, font_sizes, presenting  # noqa: F401 (re-exported)
 
-INK = "#222222"
-PRESENT_KEY = "present"  # session state (and URL) key of the presentation-mode toggle
 GHOSTS = "_charts.ghosts"  # session key: {chart title: (data hash, curves, previous curves)}
-
-
-def presenting() -> bool:
-    """True while the sidebar's presentation mode is on."""
-    try:
-        return bool(st.session_state.get(PRESENT_KEY, False))
-    except Exception:  # outside a Streamlit run (scripts, the bench): normal sizes
-        return False
-
-
-def font_sizes() -> dict[str, int]:
-    return ({"tick": 18, "title": 20, "legend": 18, "heading": 22} if presenting() else
-            {"tick": 14, "title": 16, "legend": 14, "heading": 18})
 
 
 def base_figure(title: str, x_title: str, y_title: str, *, log_x: bool = False, log_y: bool = False,
                 height: int = 420) -> go.Figure:
-    sizes = font_sizes()
-    fig = go.Figure()
-    fig.update_layout(
-        title=dict(text=title, font=dict(size=sizes["heading"], color=INK)),
-        height=int(height * 1.15) if presenting() else height, margin=dict(l=70, r=20, t=60, b=60),
-        legend=dict(title_text="method", font=dict(size=sizes["legend"], color=INK)),
-        font=dict(size=sizes["tick"], color=INK), hovermode="closest", hoverlabel=dict(font_size=sizes["tick"]),
-    )
-    for axis, text in ((fig.update_xaxes, x_title), (fig.update_yaxes, y_title)):
-        axis(title=dict(text=text, font=dict(size=sizes["title"], color=INK)), tickfont=dict(size=sizes["tick"],
-             color=INK), linecolor=INK, showline=True)
-    if log_x:
-        fig.update_xaxes(type="log", exponentformat="power")
-    if log_y:
-        fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    """An empty chart with the lab's look (app/ui/theme.py), its layout validated once."""
+    return go.Figure(layout=figure_layout(title, x_title, y_title, log_x=log_x, log_y=log_y, height=height))
 
 
 def positive(values: pd.Series | np.ndarray, floor: float = 1e-16) -> np.ndarray:
@@ -79,7 +51,6 @@ def line_chart(
     its method's dash and (at most 12) markers. With ``ghost`` the previous different data of this chart (same
     title) is remembered and, in presentation mode, drawn first in light grey as "before".
     """
-    fig = base_figure(title, x_title, y_title, log_x=log_x, log_y=log_y)
     width = 3.5 if presenting() else 2.5
     curves = []
     for label, df in histories.items():
@@ -87,15 +58,16 @@ def line_chart(
             continue
         ys = positive(df[y]) if log_y else np.asarray(df[y], dtype=float)
         curves.append((label, np.asarray(df[x], dtype=float), ys))
+    traces = []  # built as dicts and validated once with the figure: a chart per rerun, several per page
     if ghost:
         for label, xs, ys in remember(title, curves):
-            fig.add_trace(go.Scatter(x=xs, y=ys, name=f"before: {label}", mode="lines", opacity=0.45,
-                                     line=dict(color=GREY, width=width + 2), hoverinfo="skip", legendgroup="before"))
+            traces.append(dict(type="scatter", x=xs, y=ys, name=f"before: {label}", mode="lines", opacity=0.45,
+                               line=dict(color=GREY, width=width + 2), hoverinfo="skip", legendgroup="before"))
     for label, xs, ys in curves:
         key = (color_keys or {}).get(label, label)
-        fig.add_trace(go.Scatter(x=xs, y=ys, name=label, mode="lines+markers" if markers else "lines",
-                                 line=method_line(key, width), marker=method_marker(key)))
-    return fig
+        traces.append(dict(type="scatter", x=xs, y=ys, name=label, mode="lines+markers" if markers else "lines",
+                           line=method_line(key, width), marker=method_marker(key)))
+    return go.Figure(data=traces, layout=figure_layout(title, x_title, y_title, log_x=log_x, log_y=log_y))
 
 
 def remember(title: str, curves: list) -> list:

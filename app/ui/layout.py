@@ -2,30 +2,33 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Callable
 
 import streamlit as st
 
 from solvers.core import InputError
 
-from .charts import PRESENT_KEY, presenting
+from .charts import PRESENT_KEY
 from .glossary import explain
-from .page_state import begin_page, bool_codec, kept, page_prefix, share_panel
+from .page_state import begin_page, bool_codec, flush_url, kept, page_prefix, share_panel
+from .theme import install as install_readable_charts
 
 log = logging.getLogger(__name__)
 
 
+COMPACT_CSS = (Path(__file__).resolve().parents[2] / "assets" / "compact.css").read_text()
+
+
 def page_header(title: str, paper: str, summary: str, family: str | None = None) -> None:
-    """Title, paper and what to look at; in presentation mode the text folds away so the chart comes first.
-    Paper references in the summary ("seed 001", "(24)") are explained in words on hover (the help icon)."""
+    """A compact head: the title on one line, then "About this page" (the paper and what to look at) folded,
+    so that at 1024×768 the controls and the chart come first. Paper references in the summary ("seed 001",
+    "(24)") are explained in words on hover (the help icon)."""
+    st.html(f"<style>{COMPACT_CSS}</style>")
     st.title(title)
-    if presenting():
-        with st.expander("About this page"):
-            st.caption(paper)
-            st.markdown(summary, help=explain(summary, family) or None)
-        return
-    st.caption(paper)
-    st.markdown(summary, help=explain(summary, family) or None)
+    with st.expander("About this page", icon=":material/info:"):
+        st.caption(paper)
+        st.markdown(summary, help=explain(summary, family) or None)
 
 
 def presentation_toggle() -> bool:
@@ -39,10 +42,12 @@ def run_page(main: Callable[[], None]) -> None:
     """Run a page's body; bad input becomes st.error and any other failure a short message.
 
     Afterwards, when the page kept any widget, the sidebar gets "Share or load this view" (drawn last, so
-    its link holds every value of this run).
+    its link holds every value of this run), and the URL is sent once (Back then restores the previous state). Every Plotly figure the page draws gets the lab's font sizes and
+    contrast (app/ui/theme.py), the family pages' own figures included.
     """
-    presentation_toggle()
+    install_readable_charts()
     begin_page()
+    presentation_toggle()
     try:
         main()
     except InputError as exc:
@@ -58,3 +63,4 @@ def run_page(main: Callable[[], None]) -> None:
     prefix = page_prefix()
     if prefix:
         share_panel(prefix)
+    flush_url()  # the run's URL in one message: one browser-history entry, which Back returns to

@@ -11,6 +11,13 @@ How one widget is kept (``keep``):
 3. Its value is written back to the URL in readable form (``fd.methods=gd``, ``fd.stop.max_iter=2000``); a
    value equal to the default is left out, so links stay short.
 
+Browser Back and Forward: Streamlit pushes one browser-history entry per URL change it is sent, and on Back it
+reruns the page with the older URL but with the *current* widget values. So a page run (``run_page``) sends its
+URL once, at the end (``flush_url``: one history entry per change, however many widgets a preset moved), and
+remembers what it sent. When a run starts with a URL that differs from the one this session last sent for a
+page (Back, Forward), the page's kept values are dropped and re-read from that URL: Back restores the previous
+configuration, the open tab included.
+
 Streamlit's own ``bind="query-params"`` is not used: it writes the *shown* label (``2e+03``, ``Gradient
 descent``) and drops a value it cannot match without a word.
 
@@ -31,6 +38,9 @@ import streamlit as st
 NOTICES = "_page_state.notices"  # session key: {widget key: Notice}
 KEYS = "_page_state.keys"  # session key: every widget key kept by this module
 RUN_KEYS = "_page_state.run_keys"  # session key: the keys kept during this run of the page, in order
+SENT = "_page_state.sent"  # session key: the URL this session last sent ({param: [values]}); None before any
+PENDING = "_page_state.pending"  # session key: URL changes of this run not sent yet ({param: [values] or None})
+FOLLOWED = "_page_state.followed"  # session key: the pages (key prefixes) whose URL this run has checked
 
 
 class LinkValueError(ValueError):
@@ -196,7 +206,76 @@ def text_codec() -> Codec:
 
 # ---------------------------------------------------------------------------------------------- keeping a widget
 def url_values(key: str) -> list[str]:
+    """The URL's values of ``key``, this run's changes not yet sent included."""
+    pending = st.session_state.get(PENDING)
+    if pending is not None and key in pending:
+        return list(pending[key] or [])
     return list(st.query_params.get_all(key))
+
+
+def url_params() -> list[str]:
+    """The URL's parameter names, this run's changes not yet sent included."""
+    pending = st.session_state.get(PENDING) or {}
+    names = [k for k in st.query_params if k not in pending or pending[k] is not None]
+    return names + [k for k, v in pending.items() if v is not None and k not in names]
+
+
+def write_url(key: str, values: list[str] | None) -> None:
+    """Set (or with None remove) a URL parameter: at the end of the page run when one is going on, else now."""
+    pending = st.session_state.get(PENDING)
+    if pending is not None:
+        pending[key] = values
+        return
+    if values is None:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = values if len(values) != 1 else values[0]
+    st.session_state[SENT] = current_url()
+
+
+def current_url() -> dict[str, list[str]]:
+    return {k: list(st.query_params.get_all(k)) for k in st.query_params}
+
+
+def flush_url() -> None:
+    """Send this run's URL changes as one (one browser-history entry) and remember what was sent."""
+    pending = st.session_state.pop(PENDING, None) or {}
+    url = current_url()
+    for k, values in pending.items():
+        if values is None:
+            url.pop(k, None)
+        else:
+            url[k] = values
+    if url != current_url():
+        st.query_params.from_dict({k: v if len(v) != 1 else v[0] for k, v in url.items()})
+    st.session_state[SENT] = current_url()
+
+
+def page_of(key: str) -> str:
+    """The page (or page-wide setting) a key belongs to: "fd" for "fd.stop.max_iter", "present" for "present"."""
+    return key.split(".", 1)[0]
+
+
+def _on_page(param: str, page: str) -> bool:
+    return param == page or param.startswith(page + ".")
+
+
+def follow_history(page: str) -> None:
+    """Once per run and page: when the URL is not what this session last sent (Back, Forward), drop the page's
+    kept values so that every widget is seeded from the URL again."""
+    followed = st.session_state.setdefault(FOLLOWED, set())
+    sent = st.session_state.get(SENT)
+    if page in followed or sent is None:
+        followed.add(page)
+        return
+    followed.add(page)
+    now = {k: list(st.query_params.get_all(k)) for k in st.query_params if _on_page(k, page)}
+    if now == {k: v for k, v in sent.items() if _on_page(k, page)}:
+        return
+    for k in [k for k in st.session_state.get(KEYS, set()) if _on_page(k, page)]:
+        st.session_state.pop(k, None)
+    for k in [k for k in st.session_state.get(NOTICES, {}) if _on_page(k, page)]:
+        del st.session_state[NOTICES][k]
 
 
 def keep(key: str, default: Any, codec: Codec, *, name: str | None = None, shown: Callable[[Any], str] = str) -> None:
@@ -204,6 +283,7 @@ def keep(key: str, default: Any, codec: Codec, *, name: str | None = None, shown
 
     ``name`` is how the notice names the parameter (default: the key).
     """
+    follow_history(page_of(key))
     st.session_state.setdefault(KEYS, set()).add(key)
     st.session_state.setdefault(RUN_KEYS, []).append(key)
     if key in st.session_state:
@@ -233,10 +313,10 @@ def publish(key: str, value: Any, default: Any, codec: Codec, box: Any = None) -
             del st.session_state[NOTICES][key]
     text = codec.write(value)
     if value == default or text == codec.write(default):
-        if key in st.query_params:
-            del st.query_params[key]
+        if url_values(key):
+            write_url(key, None)
     elif url_values(key) != text:
-        st.query_params[key] = text if len(text) != 1 else text[0]
+        write_url(key, text)
 
 
 def kept(widget: Callable[..., Any], label: str, *, key: str, default: Any, codec: Codec, box: Any = None,
@@ -278,20 +358,23 @@ def _unknown_view(labels: Sequence[str]) -> Any:
 
 # ---------------------------------------------------------------------------------------------- links and loading
 def begin_page() -> None:
-    """Start a run of a page (``run_page`` calls it): forget the keys of the previous run."""
+    """Start a run of a page (``run_page`` calls it): forget the keys of the previous run; URL changes wait
+    for ``flush_url`` at the end of the run."""
     st.session_state[RUN_KEYS] = []
+    st.session_state[FOLLOWED] = set()
+    st.session_state[PENDING] = {}
 
 
 def page_prefix() -> str | None:
     """The short name of the page that ran ("fd."), from the first key it kept; None when it kept none."""
-    keys = st.session_state.get(RUN_KEYS) or []
+    keys = [k for k in st.session_state.get(RUN_KEYS) or [] if "." in k]  # not page-wide ones ("present")
     return keys[0].split(".")[0] + "." if keys else None
 
 
 def link_state(prefix: str | None = None) -> dict[str, str | list[str]]:
     """The URL's parameters (those starting with ``prefix``), one value or a list where repeated."""
     out: dict[str, str | list[str]] = {}
-    for k in st.query_params:
+    for k in url_params():
         if prefix is None or k.startswith(prefix):
             values = url_values(k)
             out[k] = values[0] if len(values) == 1 else values

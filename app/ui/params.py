@@ -183,6 +183,8 @@ def choice(label: str, options: Sequence[Any], *, key: str, default: Any = None,
     box = container if container is not None else st
     options = list(options)
     default = options[0] if default is None else default
+    if key in st.session_state and st.session_state[key] not in options:  # no longer offered (a run deselected)
+        st.session_state[key] = default
     return kept(getattr(box, widget), label, options=options, format_func=format_func, key=key, default=default,
                 codec=choice_codec(options, format_func), box=box, **kwargs)
 
@@ -244,3 +246,24 @@ def slider(label: str, min_value: float, max_value: float, value: float, step: f
         kwargs.setdefault("format", f"%.{max(decimals(step), 1)}f")
     return kept(box.slider, label, min_value=min_value, max_value=max_value, step=step, key=key, default=value,
                 codec=number_codec(check), box=box, **kwargs)
+
+
+def number(label: str, min_value: int, max_value: int, value: int, *, key: str, container: Any = None,
+           **kwargs: Any) -> int:
+    """``st.number_input`` for a whole number of a page's own (a seed), kept in session state and the URL."""
+    def check(x: float) -> int:
+        if not x.is_integer():
+            raise LinkValueError("not a whole number")
+        if not min_value <= x <= max_value:
+            raise LinkValueError(f"outside {min_value} … {max_value}")
+        return int(x)
+
+    box = container if container is not None else st
+    return kept(box.number_input, label, min_value=min_value, max_value=max_value, step=1, key=key, default=value,
+                codec=number_codec(check), box=box, **kwargs)
+
+
+def checkbox(label: str, value: bool, *, key: str, container: Any = None, **kwargs: Any) -> bool:
+    """``st.checkbox`` of a page's own, kept in session state and the URL (``true``/``false``)."""
+    box = container if container is not None else st
+    return kept(box.checkbox, label, key=key, default=value, codec=bool_codec(), box=box, **kwargs)

@@ -55,8 +55,10 @@ def preset_buttons(presets: Sequence[Preset], *, key: str, container: Any = None
         else:
             box.warning(f"The link asks for the preset {linked!r}, which this page does not have; "
                         f"its presets are: {', '.join(by_slug)}.")
-    box.markdown("**Presets** — one click sets up a scenario:")
-    cols = box.columns(len(presets))
+    # one row, the label beside the buttons, so that the chart stays high on the page; each button's hover says
+    # what the scenario shows
+    label, *cols = box.columns([1.8] + [3] * len(presets), vertical_alignment="center")
+    label.markdown("**Presets**")
     for col, preset in zip(cols, presets):
         col.button(preset.title, key=f"{key}.preset.{preset.slug}", on_click=_press, args=(preset, key),
                    help=preset.claim, width="stretch")

@@ -114,12 +114,11 @@ def spectra_bars(sol: dict, h: int, eta: float) -> go.Figure:
     shapes = [hline(1.0, "x", "y", dash="dash")]
     if 0 < h < len(sv):
         shapes.append(vline(h + 0.5, "x2", "y2", dash="dot"))
-    fig.update_layout(shapes=shapes)  # one pass: add_hline/add_vline on subplots re-validate every shape (seconds)
-    fig.update_yaxes(title_text="eigenvalue", row=1, col=1)
-    fig.update_yaxes(title_text="σ_i (log)", type="log", row=1, col=2)
-    fig.update_xaxes(title_text="index i", row=1, col=1)
-    fig.update_xaxes(title_text="index i (dotted line after i = h)", row=1, col=2)
-    fig.update_layout(height=380, showlegend=False, title="Structure of the solution")
+    # one validated update: shapes (add_hline/add_vline on subplots re-validate every shape: seconds), axes, fonts
+    fig.update_layout(ui.subplot_layout("Structure of the solution", {
+        "xaxis": ("index i", False), "yaxis": ("eigenvalue", False),
+        "xaxis2": ("index i (dotted line after i = h)", False), "yaxis2": ("σ_i (log)", True)}, height=380),
+        shapes=shapes, showlegend=False)
     return fig
 
 
@@ -169,7 +168,11 @@ def gamma_explorer_figure(sigma: np.ndarray, eta: float, h: int, t_opt: float | 
         shapes.append(dict(type="rect", xref="x", yref="y domain", x0=bracket[0], x1=bracket[1], y0=0, y1=1,
                            fillcolor="#E69F00", opacity=0.2, line_width=0, layer="below"))
     shapes += [vline(t, "x", "y", width=0.5, color="#999999") for t in np.r_[tl, tu]]
-    fig.update_layout(shapes=shapes)  # one pass: 25 add_vline calls took 10 s on the 2-core machine
+    # one validated update: the shapes (25 add_vline calls took 10 s on the 2-core machine), the axes, the fonts
+    fig.update_layout(ui.subplot_layout("Eq. (14) explorer: the parametric search of Appendix C", {
+        "xaxis": ("", True), "yaxis": ("Γ(t)", False),
+        "xaxis2": ("t (multiplier of Σγ = h, log scale)", True), "yaxis2": ("γ_i(t) ∈ [0, 1]", False)}, height=620),
+        shapes=shapes)
     fig.add_annotation(x=1, xref="x domain", y=h, yref="y", text=f"h = {h}", showarrow=False, xanchor="right",
                        yanchor="bottom")
     if t_opt is not None:
@@ -179,10 +182,6 @@ def gamma_explorer_figure(sigma: np.ndarray, eta: float, h: int, t_opt: float | 
     for i, s in enumerate(sigma):
         fig.add_trace(go.Scatter(x=ts, y=np.clip(s / np.sqrt(ts) - eta, 0.0, 1.0), mode="lines", name=f"γ_{i + 1}",
                                  showlegend=False, line=dict(width=1)), 2, 1)
-    fig.update_xaxes(type="log", exponentformat="power", title_text="t (multiplier of Σγ = h, log scale)", row=2, col=1)
-    fig.update_yaxes(title_text="Γ(t)", row=1, col=1)
-    fig.update_yaxes(title_text="γ_i(t) ∈ [0, 1]", row=2, col=1)
-    fig.update_layout(height=620, title="Eq. (14) explorer: the parametric search of Appendix C")
     return explain_figure(fig, "multitask")
 
 

@@ -75,11 +75,12 @@ def quality_tab(problem: fam.SparseProblem, stop: dict, truth, key: str, data_ke
         "The convergence tabs above always run the "
         "paper's exact methods; this tab compares subsets, not iterations.")
     c1, c2, c3, c4, c5 = st.columns(5)
-    options = {"normalize": c1.checkbox("unit-norm columns", True, key=f"{key}.q_norm"),
-               "warm_path": c2.checkbox("warm path over s", True, key=f"{key}.q_path"),
-               "greedy": c3.checkbox("greedy start", True, key=f"{key}.q_greedy"),
-               "polish": c4.checkbox("swap polish", True, key=f"{key}.q_polish"),
-               "lipschitz": "backtrack" if c5.checkbox("backtracked L", True, key=f"{key}.q_backtrack") else "paper"}
+    options = {"normalize": ui.checkbox("unit-norm columns", True, key=f"{key}.q_norm", container=c1),
+               "warm_path": ui.checkbox("warm path over s", True, key=f"{key}.q_path", container=c2),
+               "greedy": ui.checkbox("greedy start", True, key=f"{key}.q_greedy", container=c3),
+               "polish": ui.checkbox("swap polish", True, key=f"{key}.q_polish", container=c4),
+               "lipschitz": "backtrack" if ui.checkbox("backtracked L", True, key=f"{key}.q_backtrack",
+                                                       container=c5) else "paper"}
     methods = ["apg+ paper", "apg+ ours", "grasp"] + (["omp", "omp-n"] if problem.loss == "ls" else [])
     peers = [name for name, present in available().items() if present]
     methods += peers

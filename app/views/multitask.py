@@ -73,7 +73,7 @@ def convergence_tab(results, colors, problem, figures) -> None:
 
 
 def structure_tab(results, ds: Dataset, problem, figures) -> None:
-    label = st.selectbox("Run", list(results), key=f"{KEY}.structure_run")
+    label = ui.choice("Run", list(results), key=f"{KEY}.structure_run")
     r = results[label]
     sol = r.solution
     ratio, threshold = figs.tightness(sol, problem.h, problem.eta)
@@ -124,7 +124,7 @@ def explorer_tab(results, problem) -> None:
                        key=f"{KEY}.ex.source")
     if source == "random":
         q = ui.slider("number of σ", 3, 30, 8, key=f"{KEY}.ex.q")
-        seed = st.number_input("seed", 0, 10_000, 0, key=f"{KEY}.ex.seed")
+        seed = ui.number("seed", 0, 10_000, 0, key=f"{KEY}.ex.seed")
         sigma = np.sort(np.random.default_rng(int(seed)).lognormal(0.0, 1.0, q))[::-1]
     else:
         sv = next(iter(results.values())).solution["sv_U"]
@@ -139,7 +139,7 @@ def explorer_tab(results, problem) -> None:
     gamma = mt.solve_eq14(sigma, eta, h, "linear", trace=trace)
     mid = (gamma > 0) & (gamma < 1)
     t_opt = float(np.mean(sigma[mid] ** 2 / (eta + gamma[mid]) ** 2)) if mid.any() else None
-    step = st.slider("Algorithm 3 sweep", 0, len(trace), len(trace), key=f"{KEY}.ex.step.{len(trace)}",
+    step = ui.slider("Algorithm 3 sweep", 0, len(trace), len(trace), key=f"{KEY}.ex.step.{len(trace)}",
                      help="the bracket (t_min, t_max) at the start of each sweep; the last position shows the answer")
     bracket = (trace[step][0], trace[step][1]) if step < len(trace) else None
     st.plotly_chart(figs.gamma_explorer_figure(sigma, eta, h, t_opt, bracket), key=f"{KEY}.explorer")

@@ -234,3 +234,47 @@ def test_a_toy_slider_is_in_the_link_and_a_value_beyond_its_range_is_named():
     at = open_page("sparse", query={"sp.toy_rho": "3"})
     assert any("sp.toy_rho = '3'" in e and "outside -0.95 … 0.95" in e for e in errors(at)), errors(at)
     assert at.slider(key="sp.toy_rho").value == 0.8
+
+
+def test_back_restores_the_previous_configuration_and_tab():
+    """Browser Back reruns the page with the previous URL (and the current widget values): the page follows the URL."""
+    at = open_page("foundations")
+    at.select_slider(key="fd.problem.kappa").set_value(200).run()
+    before = {k: url(at, k) for k in at.query_params}
+    at.session_state["fd.view"] = "Convergence"
+    at.run()
+    at.slider(key="fd.step").set_value(1.5).run()
+    assert url(at, "fd.step") == ["1.5"] and url(at, "fd.view") == ["convergence"]
+    at.query_params.clear()  # Back: the URL of the earlier state, the widgets as they are now
+    at.query_params.update({k: v if len(v) != 1 else v[0] for k, v in before.items()})
+    at.run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.slider(key="fd.step").value == 1.0 and at.session_state["fd.view"] == "Iterates"
+    assert at.select_slider(key="fd.problem.kappa").value == 200
+    assert {k: url(at, k) for k in at.query_params} == before
+    at.slider(key="fd.beta").set_value(0.7).run()  # an ordinary change afterwards is not taken for a Back
+    assert at.select_slider(key="fd.problem.kappa").value == 200 and url(at, "fd.beta") == ["0.7"]
+
+
+def test_one_run_changes_the_url_once(monkeypatch):
+    """A preset moves several widgets; the run sends its URL in one message (one browser-history entry)."""
+    from streamlit.runtime.state.query_params import QueryParams
+
+    at = open_page("foundations")
+    sent = []
+    original = QueryParams._send_query_param_msg
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg", lambda self: (sent.append(1), original(self)))
+    at.button(key="fd.preset.heavy-ball-overshoots").click().run()
+    assert not at.exception and not errors(at), errors(at)
+    assert url(at, "fd.beta") == ["0.9"] and url(at, "fd.problem.kappa") == ["1000"] and url(at, "fd.methods")
+    assert len(sent) == 1
+
+
+def test_result_pickers_that_define_a_figure_are_in_the_link():
+    at = open_page("multitask", query={"mt.view": "structure", "mt.structure_run": "bcd", "mt.ex.seed": "7"})
+    assert not at.exception and not errors(at), errors(at)
+    assert at.selectbox(key="mt.structure_run").value == "BCD"
+    assert url(at, "mt.structure_run") == ["BCD"]
+    at.multiselect(key="mt.methods").set_value(["apg"]).run()  # the picked run is gone: back to the first, no error
+    assert not at.exception and not errors(at), errors(at)
+    assert at.selectbox(key="mt.structure_run").value == "APG" and not url(at, "mt.structure_run")

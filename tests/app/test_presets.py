@@ -1,11 +1,21 @@
 """Presets of the Sparse and Multi-task pages and Home's lesson order: each preset, applied through the page,
-produces what its name claims (checked from the drawn results). Foundations' presets: test_foundations_page.py."""
+produces what its name claims (checked from the drawn results). Foundations' presets: test_foundations_page.py.
+
+Every preset of every page (those the SMM, Metric and NPSVC++ pages add too) applies cleanly, states its claim
+and sets only widgets the page really has; every preset of the pages owned here has a test of its claim.
+"""
 import base64
+import re
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from app.views._presets import LESSON, PRESETS
-from tests.app_harness import assert_clean, open_page, plotly_figures
+from tests.app_harness import WALK_KINDS, assert_clean, open_page, plotly_figures
+
+PAGE_KEYS = {"foundations": "fd", "sparse": "sp", "multitask": "mt", "smm": "smm", "metric": "ml", "npsvc": "np"}
+CLAIM_TESTED_HERE = ("foundations", "sparse", "multitask")
 
 
 def as_array(values) -> np.ndarray:
@@ -20,7 +30,7 @@ def figure(at, title_start: str) -> dict:
 
 
 def press(page: str, slug: str):
-    key = {"sparse": "sp", "multitask": "mt"}[page]
+    key = PAGE_KEYS[page]
     at = open_page(page)
     at.button(key=f"{key}.preset.{slug}").click().run()
     assert_clean(at)
@@ -66,3 +76,54 @@ def test_home_lesson_links_name_existing_presets():
             assert slug in {p.slug for p in PRESETS[page]}
             assert link.query_string == f"preset={slug}"
             assert next(p.title for p in PRESETS[page] if p.slug == slug) in link.label
+
+
+def sparse_summary(at) -> dict:
+    """The Convergence tab's summary table (status, GE, objective, ...), by method label."""
+    table = next(d.value for d in at.dataframe if {"method", "GE", "objective"} <= set(d.value.columns))
+    return table.set_index("method").to_dict("index")
+
+
+def test_apg_extrapolation_preset_saves_gradient_evaluations():
+    rows = sparse_summary(press("sparse", "apg-extrapolates"))
+    assert rows["PG"]["status"] == "converged" and rows["APG"]["status"] == "converged"
+    assert rows["PG"]["GE"] >= 3 * rows["APG"]["GE"]  # "a fraction": measured 141 against 20
+    assert rows["APG"]["objective"] <= rows["PG"]["objective"] * (1 + 1e-6)  # the same point, not a worse one
+
+
+def test_logistic_preset_pg_hits_its_cap_and_apg_plus_converges_fast():
+    at = press("sparse", "logistic-newton")
+    rows = sparse_summary(at)
+    assert rows["PG"]["status"] == "* max_iter" and rows["PG"]["GE"] == at.select_slider(key="sp.stop.max_iter").value
+    assert rows["APG"]["status"] == "converged" and rows["APG"]["GE"] < 100
+    assert rows["APG+"]["status"] == "converged" and rows["APG+"]["GE"] <= 20
+
+
+def test_correlated_preset_apg_plus_stops_at_a_worse_stationary_point():
+    rows = sparse_summary(press("sparse", "correlated-stationary"))
+    assert all(r["status"] == "converged" for r in rows.values()), rows  # each reached its tolerance …
+    assert rows["APG+"]["objective"] > 2 * rows["PG"]["objective"]  # … at a point several times worse
+    assert rows["APG+"]["GE"] < rows["PG"]["GE"] / 10  # and much sooner
+
+
+def widget_keys(at) -> set[str]:
+    return {str(w.key) for kind in WALK_KINDS for w in getattr(at, kind) if getattr(w, "key", None)}
+
+
+@pytest.mark.parametrize("page, slug", [(page, p.slug) for page, presets in PRESETS.items() for p in presets])
+def test_every_preset_applies_cleanly_and_sets_real_widgets(page, slug):
+    """A preset key the page does not draw (a typo, a renamed widget) would set nothing and claim anyway."""
+    at = press(page, slug)
+    preset = next(p for p in PRESETS[page] if p.slug == slug)
+    missing = set(preset.values) - widget_keys(at)
+    assert not missing, f"preset {slug} sets keys that are not widgets of {page}: {sorted(missing)}"
+    for key, value in preset.values.items():
+        assert at.session_state[key] == (list(value) if isinstance(value, tuple) else value), key
+
+
+def test_every_preset_of_these_pages_has_a_test_of_its_claim():
+    sources = "".join(path.read_text() for path in Path(__file__).parent.glob("test_*.py") if path.name != Path(__file__).name)
+    here = Path(__file__).read_text().split("def widget_keys")[0]  # the claim tests above, not this list
+    untested = [(page, p.slug) for page in CLAIM_TESTED_HERE for p in PRESETS.get(page, [])
+                if not re.search(rf"""["']{re.escape(p.slug)}["']""", sources + here)]
+    assert not untested, f"presets without a test of their claim: {untested}"

@@ -147,3 +147,86 @@ def test_an_exported_figure_renders_with_the_network_blocked(page, browser, app_
         assert not [u for u in blocked if "plotly" in u], blocked
     finally:
         offline.close()
+
+
+def plotted(page, title_start: str) -> dict[str, list[float]]:
+    """The y values of each trace of the drawn Plotly figure whose title starts with ``title_start``."""
+    return page.evaluate("""(start) => {
+        for (const div of document.querySelectorAll('.js-plotly-plot')) {
+            const title = div.layout && div.layout.title && div.layout.title.text;
+            if (title && title.replace(/<[^>]*>/g, '').startsWith(start)) {  // Streamlit wraps it in <b>
+                // _fullData: the traces as drawn, their base64 arrays decoded
+                return Object.fromEntries(div._fullData.map(t => [t.name, Array.from(t.y)]));
+            }
+        }
+        return null;
+    }""", title_start)
+
+
+def test_a_hand_written_link_reproduces_the_figure(page, app_url):
+    """Readable values typed by hand draw the same curves as the solver run with those values in this process."""
+    import numpy as np
+
+    from solvers import foundations as fd
+
+    page.goto(f"{app_url}/foundations?fd.methods=gd,heavy-ball&fd.problem.kappa=100&fd.step=0.5&fd.beta=0.8"
+              "&fd.stop.max_iter=50&fd.view=convergence")
+    wait_for_app(page)
+    assert_no_exception(page)
+    page.wait_for_function("(start) => document.querySelectorAll('.js-plotly-plot').length >= 2", arg="Objective gap")
+    drawn = plotted(page, "Objective gap")
+    assert drawn is not None, "no gap figure on the Convergence tab"
+    problem = fd.make_problem(None, problem="quadratic", kappa=100.0)
+    for key, params in (("gd", {"step": 0.5}), ("heavy-ball", {"step": 0.5, "beta": 0.8})):
+        expected = fd.solve(problem, key, tol=1e-8, max_iter=50, **params).history["gap"].to_numpy()
+        got = np.array(drawn[fd.METHODS[key].label], dtype=float)
+        # the chart raises exact zeros to 1e-16 for its log axis; elsewhere the same floats, as JSON round-trips them
+        np.testing.assert_allclose(got, np.maximum(expected, 1e-16), rtol=1e-12)
+    page.screenshot(path=str(ARTIFACTS / "foundations-hand-written-figure.png"))
+
+
+def test_browser_back_restores_the_previous_configuration(page, app_url):
+    page.goto(f"{app_url}/foundations")
+    wait_for_app(page)
+    step = page.get_by_test_id("stSlider").filter(has_text="step").locator("input[type='range']").first
+    step.focus()
+    page.keyboard.press("ArrowRight")  # one notch: α·L = 1.00 → 1.01
+    page.wait_for_function("() => location.search.includes('fd.step=1.01')")
+    wait_for_app(page)
+    page.get_by_role("tab", name="Convergence").click()
+    page.wait_for_function("() => location.search.includes('fd.view=convergence')")
+    wait_for_app(page)
+    page.go_back()  # to the first tab, the step still 1.01
+    page.wait_for_function("() => !location.search.includes('fd.view')")
+    wait_for_app(page)
+    assert selected_tab(page) == "Iterates" and step.get_attribute("aria-valuetext") == "1.01"
+    page.go_back()  # and the step back to 1.00
+    page.wait_for_function("() => !location.search.includes('fd.step')")
+    wait_for_app(page)
+    page.wait_for_function("(el) => el.getAttribute('aria-valuetext') === '1.00'", arg=step.element_handle())
+    page.go_forward()
+    page.wait_for_function("() => location.search.includes('fd.step=1.01')")
+    wait_for_app(page)
+    page.wait_for_function("(el) => el.getAttribute('aria-valuetext') === '1.01'", arg=step.element_handle())
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize("name", ["foundations", "sparse", "multitask"])
+def test_the_chart_starts_above_the_fold_at_1024_by_768(browser, app_url, name):
+    """A projector's 1024×768: the compact head (one-line title, folded "About this page", one row of presets)
+    leaves at least 250 px of the first chart on screen without scrolling."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{app_url}/{name}")
+        wait_for_app(page)
+        chart = page.get_by_test_id("stPlotlyChart").first
+        chart.wait_for()
+        page.wait_for_function("(el) => el.getBoundingClientRect().height > 100", arg=chart.element_handle())
+        top = chart.bounding_box()["y"]
+        page.screenshot(path=str(ARTIFACTS / f"{name}-1024x768.png"))
+        assert top <= 768 - 250, f"the first chart starts at {top:.0f} px"
+        assert_no_exception(page)
+    finally:
+        context.close()

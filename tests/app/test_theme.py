@@ -1,0 +1,63 @@
+"""The lab's figure look (app/ui/theme.py, issue 13 item 4): every figure on every page, the family pages' own
+figures included, has ticks of at least 14 px (16 px in presentation mode) and axis titles in AA contrast."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+from plotly.subplots import make_subplots
+
+from app.ui.theme import INK, NORMAL_SIZES, readable
+from tests.app_harness import assert_clean, open_page, plotly_figures
+
+
+def relative_luminance(hex_color: str) -> float:
+    c = [int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast_on_white(hex_color: str) -> float:
+    """WCAG 2 contrast ratio against white."""
+    return 1.05 / (relative_luminance(hex_color) + 0.05)
+
+
+def axes(layout: dict) -> dict:
+    return {name: axis for name, axis in layout.items() if name.startswith(("xaxis", "yaxis"))}
+
+
+def test_ink_meets_aa_contrast():
+    assert contrast_on_white(INK) >= 4.5
+
+
+def test_readable_raises_small_fonts_inks_unset_text_and_keeps_larger_ones():
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_trace(go.Heatmap(z=[[1, 2], [3, 4]]), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[1, 2], y=[3, 4]), row=1, col=2)
+    fig.update_layout(title="t", xaxis=dict(tickfont=dict(size=9)), xaxis2=dict(tickfont=dict(size=30)),
+                      yaxis2=dict(title=dict(text="y", font=dict(color="#0072B2"))))
+    layout = readable(fig).to_plotly_json()["layout"]
+    assert set(axes(layout)) == {"xaxis", "yaxis", "xaxis2", "yaxis2"}
+    for name, axis in axes(layout).items():
+        assert axis["tickfont"]["size"] >= NORMAL_SIZES["tick"], name
+        assert axis["title"]["font"]["size"] >= NORMAL_SIZES["title"], name
+    assert layout["xaxis2"]["tickfont"]["size"] == 30  # larger sizes stay
+    assert layout["xaxis"]["title"]["font"]["color"] == INK
+    assert layout["yaxis2"]["title"]["font"]["color"] == "#0072B2"  # a colour the figure chose stays
+    heatmap = fig.data[0].to_plotly_json()
+    assert heatmap["colorbar"]["tickfont"]["size"] >= NORMAL_SIZES["tick"]
+    before = fig.to_plotly_json()
+    assert readable(fig).to_plotly_json() == before  # idempotent
+
+
+@pytest.mark.parametrize("present, tick, title", [(False, 14, 16), (True, 16, 18)])
+def test_a_family_pages_own_figures_get_the_look(present, tick, title):
+    """SMM draws its figures by hand (app/views/_smm_figures.py) and was not changed for this."""
+    at = open_page("smm", query={"present": "true"} if present else None)
+    assert_clean(at)
+    figures = plotly_figures(at)
+    assert figures
+    for fig in figures:
+        for name, axis in axes(fig["layout"]).items():
+            assert axis["tickfont"]["size"] >= tick, (fig["layout"].get("title"), name)
+            assert axis["title"]["font"]["size"] >= title, (fig["layout"].get("title"), name)
+            assert contrast_on_white(axis["title"]["font"]["color"]) >= 4.5, (fig["layout"].get("title"), name)
