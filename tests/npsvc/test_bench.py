@@ -19,9 +19,9 @@ def test_tiny_accuracy_table(capsys):
 
 def test_tiny_deep_and_ablation_tables(capsys):
     tiny = ["--epochs", "1", "--seeds", "1", "--priors", "mlp", "--deep-train", "200"]
-    assert main(["--part", "deep", *tiny]) == 0
+    assert main(["--part", "deep", "--first-seed", "2", "--clock", "cpu", *tiny]) == 0
     out = capsys.readouterr().out
-    assert "| D-NPSVC++ |" in out and "| cross-entropy |" in out and "time / CE" in out
+    assert "| D-NPSVC++ |" in out and "| cross-entropy |" in out and "time / CE" in out and "seeds 2–2" in out
     assert main(["--part", "ablation", "--betas", "0.85,0.1", "--second-step", "on,off", *tiny]) == 0
     out = capsys.readouterr().out
     assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out and "no second step" in out
