@@ -242,13 +242,27 @@ class Trainer:
         self.tau_star = torch.as_tensor(simplex_qp(A, b, self.tau_star.double().numpy()), dtype=self.tau.dtype)
         return self.tau_star
 
-    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float) -> torch.Tensor:
+    def prior_frozen(self) -> bool:
+        """True when no parameter of φ can change (identity prior, or a CNN prior past its fine-tuning)."""
+        return not any(q.requires_grad for q in self.net.prior.parameters())
+
+    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float,
+                  phi: torch.Tensor | None = None) -> torch.Tensor:
         """Heads frozen: τ-step (eqs. 25–26), then a step on τᵀJ for the shared parameters.
+
+        ``phi``: the θ-step's φ(x_B), passed when the prior is frozen. The θ-step cannot have moved a
+        frozen prior, so recomputing φ(x_B) would give the same tensor (BatchNorm in train mode
+        normalises by the batch's own statistics); reusing it skips the costliest half of the second
+        forward pass (the CNN), and the prior's BatchNorm running statistics are updated once per
+        batch instead of twice. Without ``phi`` the whole forward pass is recomputed (Alg. 2 line 11).
 
         Returns the feasibility ½‖Σ τ_l∇_Z J_l‖² as a 0-d device tensor (no host synchronisation)."""
         self.net.heads.requires_grad_(False)
         with self.autocast():
-            phi, z = self.net.representation(xb)
+            if phi is None:
+                phi, z = self.net.representation(xb)
+            else:
+                z = self.net.encoder(phi)
             if self.p["hypothesis"] == "phi" and not phi.requires_grad:  # identity prior: differentiate at the input
                 phi = phi.detach().requires_grad_(True)
             shared = phi if self.p["hypothesis"] == "phi" else z
@@ -276,6 +290,7 @@ class Trainer:
         self.net.train()
         gamma = self.gamma_at(epoch)
         order = torch.randperm(len(self.y), generator=self.generator).to(self.device)  # one transfer per epoch
+        reuse_phi = self.prior_frozen()
         feasibility, n_steps = torch.zeros((), device=self.device), 0
         for start in range(0, len(order), p["batch_size"]):
             idx = order[start:start + p["batch_size"]]
@@ -283,13 +298,14 @@ class Trainer:
                 continue
             xb, yb = self.X[idx], self.y[idx]
             with self.autocast():
-                F = self.net(xb)
+                phi, z = self.net.representation(xb)
+                F = self.net.scores_from(phi, z)
             loss, _ = self._loss(F, yb)  # θ-step (eq. 10)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             self.opt.step()
             if p["criterion"] == "npsvc++":
-                feasibility = feasibility + self._tau_step(xb, yb, gamma)
+                feasibility = feasibility + self._tau_step(xb, yb, gamma, phi.detach() if reuse_phi else None)
                 n_steps += 1
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()
