@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..core import use_clock
+from ..core import InputError, use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, summarize, with_paper
 from .problem import make_problem
@@ -143,19 +143,41 @@ def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n
 
 
 def ablation_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, betas: list[float],
-                  gammas: list[float], second_steps: list[bool], first_seed: int = 0, **common) -> None:
+                  gammas: list[float], second_steps: list[bool], first_seed: int = 0,
+                  vary: dict[str, list] | None = None, **common) -> None:
     """Validation accuracy (test rows untouched) over the τ momentum β, γ_max and Alg. 2's second step,
-    with DTWSVN and CE beside."""
+    then one more D-NPSVC++ parameter at a time (``vary``, the others at their defaults), with DTWSVN and CE
+    beside."""
     for name in datasets:
         problem = deep_problem(name, n_train, validation=True)
         for prior in priors:
             configs = {f"D-NPSVC++ β = {b:g}, γ = {g:g}{'' if on else ', no second step'}":
                        ("dnpsvc", {"prior": prior, "beta": b, "gamma": g, "shared_step": on})
                        for b in betas for g in gammas for on in second_steps}
+            configs |= {f"D-NPSVC++ {param} = {v}": ("dnpsvc", {"prior": prior, param: v})
+                        for param, values in (vary or {}).items() for v in values}
             configs |= {k: (m, {"prior": prior}) for k, m in DEEP_METHODS.items() if m != "dnpsvc"}
             print(f"\n### validation: {name} ({problem.n_train} fit / {len(problem.y_test)} validation rows), "
                   f"{prior} prior, {epochs} epochs, seeds {first_seed}–{first_seed + seeds - 1}\n")
             print(markdown(deep_runs(problem, configs, seeds, first_seed, epochs=epochs, **common).drop(columns="mean")))
+
+
+def parse_vary(items: list[str]) -> dict[str, list]:
+    """``["margin=1,2", "tau_bn=eval"]`` → {"margin": [1.0, 2.0], "tau_bn": ["eval"]}, each value checked against
+    its Param declaration."""
+    from .dnpsvc import DNPSVC_PARAMS
+
+    specs = {p.name: p for p in DNPSVC_PARAMS}
+    vary = {}
+    for item in items:
+        name, _, values = item.partition("=")
+        if name not in specs or not values:
+            raise InputError(f"--vary {item!r}: expected PARAM=V1,V2 with PARAM one of {', '.join(specs)}")
+        try:
+            vary[name] = [specs[name].check(v) for v in values.split(",")]
+        except InputError as exc:
+            raise InputError(f"--vary {item!r}: {exc}") from None
+    return vary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,10 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deep-datasets", default="digits", help="image sets for the deep parts (digits, mnist_test)")
     parser.add_argument("--deep-train", type=int, default=6000, help="cap on training rows for the deep parts")
     parser.add_argument("--priors", default="mlp,cnn", help="prior encoders for the deep parts")
-    parser.add_argument("--betas", default="0.85,0.3,0.1,0.03", help="τ momenta β for --part ablation")
+    parser.add_argument("--betas", default="0.1", help="τ momenta β for --part ablation (round 2 ran 0.85,0.3,0.1,0.03)")
     parser.add_argument("--gammas", default="0.01", help="γ_max values for --part ablation")
     parser.add_argument("--second-step", default="on", help="on, off or on,off: Alg. 2's second step (ablation)")
+    parser.add_argument("--vary", action="append", default=[], metavar="PARAM=V1,V2",
+                        help="ablation: one more D-NPSVC++ parameter over these values, the others at their defaults "
+                             "(repeatable), e.g. --vary margin=1,2,8 --vary tau_bn=eval --vary second_lr=0.5")
     args = parser.parse_args(argv)
+    try:
+        vary = parse_vary(args.vary)
+    except InputError as exc:
+        parser.error(str(exc))
     names = [n for n in args.datasets.split(",") if n]
     print(f"# npsvc benchmark (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
@@ -198,5 +227,5 @@ def main(argv: list[str] | None = None) -> int:
         if args.part == "ablation":
             ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
                           gammas=[float(g) for g in args.gammas.split(",")],
-                          second_steps=[v == "on" for v in args.second_step.split(",")])
+                          second_steps=[v == "on" for v in args.second_step.split(",")], vary=vary)
     return 0

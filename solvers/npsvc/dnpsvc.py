@@ -77,6 +77,12 @@ DNPSVC_PARAMS = (
     Param("finetune", 0.2, float, low=0, high=1, help="fraction of epochs the CNN prior is trained, then frozen"),
     Param("shared_step", True, bool, help="after updating τ, take Alg. 2's second optimiser step (line 15) on τᵀJ "
                                           "for the shared parameters; off: the τ-step only updates τ (ablation)"),
+    Param("second_lr", 1.0, float, low=0, ui_range=(0.0, 2.0),
+          help="learning rate of the second step as a multiple of the current one (the paper gives none: 1; "
+               "ablation)"),
+    Param("tau_bn", "train", str, choices=("train", "eval"),
+          help="BatchNorm during the τ-step's forward pass: batch statistics (train, the default) or the running "
+               "ones (eval; ablation)"),
     Param("normalize_heads", True, bool, help="predict by |f_l|/‖w̃_l‖ (eq. 21) rather than |f_l| (official code)"),
     Param("threads", 1, int, low=1, high=64, help="torch CPU threads"),
     Param("device", "cpu", str, choices=DEVICES,
@@ -215,6 +221,7 @@ class Trainer:
         self.tau_star = self.tau.clone()  # warm start (and support guess) of the next τ-step's QP
         self.eye = torch.eye(self.K, device=dev)
         self.last_lr = p["lr"]
+        self.batch_norms = [m for m in self.net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
 
     def autocast(self):
         return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.p["bf16"])
@@ -242,6 +249,18 @@ class Trainer:
         self.tau_star = torch.as_tensor(simplex_qp(A, b, self.tau_star.double().numpy()), dtype=self.tau.dtype)
         return self.tau_star
 
+    def step_with_lr_factor(self, factor: float) -> None:
+        """One optimiser step at ``factor`` × the scheduled learning rate (which is restored)."""
+        if factor == 1.0:
+            self.opt.step()
+            return
+        scheduled = [group["lr"] for group in self.opt.param_groups]
+        for group in self.opt.param_groups:
+            group["lr"] *= factor
+        self.opt.step()
+        for group, lr in zip(self.opt.param_groups, scheduled):
+            group["lr"] = lr
+
     def prior_frozen(self) -> bool:
         """True when no parameter of φ can change (identity prior, or a CNN prior past its fine-tuning)."""
         return not any(q.requires_grad for q in self.net.prior.parameters())
@@ -258,6 +277,9 @@ class Trainer:
 
         Returns the feasibility ½‖Σ τ_l∇_Z J_l‖² as a 0-d device tensor (no host synchronisation)."""
         self.net.heads.requires_grad_(False)
+        running_stats = self.batch_norms if self.p["tau_bn"] == "eval" else ()
+        for bn in running_stats:
+            bn.eval()
         with self.autocast():
             if phi is None:
                 phi, z = self.net.representation(xb)
@@ -278,8 +300,10 @@ class Trainer:
         if self.p["shared_step"]:  # Alg. 2 line 15
             self.opt.zero_grad(set_to_none=True)
             torch.dot(self.tau, J).backward()
-            self.opt.step()
+            self.step_with_lr_factor(self.p["second_lr"])
         self.net.heads.requires_grad_(True)
+        for bn in running_stats:
+            bn.train()
         return 0.5 * (common @ common).detach()
 
     def epoch(self, epoch: int) -> float:
@@ -290,7 +314,7 @@ class Trainer:
         self.net.train()
         gamma = self.gamma_at(epoch)
         order = torch.randperm(len(self.y), generator=self.generator).to(self.device)  # one transfer per epoch
-        reuse_phi = self.prior_frozen()
+        reuse_phi = self.prior_frozen() and p["tau_bn"] == "train"  # φ was computed with batch statistics
         feasibility, n_steps = torch.zeros((), device=self.device), 0
         for start in range(0, len(order), p["batch_size"]):
             idx = order[start:start + p["batch_size"]]
