@@ -40,7 +40,8 @@ def algorithm_tab() -> None:
              r"\tfrac12[s - f_{il}]_+^2\Big],\qquad f_{il} = \tilde w_l^\top \mathrm{LN}([\phi(x_i); z(x_i)])")
     st.code(
         "θ-step  one SGD step on τᵀJ for all parameters                                   (10)\n"
-        "τ-step  heads frozen; G_l = ∇_{Z_B} J_l by autograd\n"
+        "τ-step  heads frozen; forward pass again (φ(x_B) reused once the prior is frozen: it cannot have\n"
+        "        moved); G_l = ∇_{Z_B} J_l by autograd\n"
         "        τ* = argmin_{τ∈Δ} ½‖Σ τ_l G_l‖² − γ_p τᵀJ ;  τ ← βτ* + (1−β)τ             (25, 26)\n"
         "        one SGD step on τᵀJ for the shared parameters only\n"
         "γ_p = γ_max/2 · (1 + cos(pπ/T)) over the epochs; learning rate cosine-annealed",

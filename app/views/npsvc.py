@@ -13,6 +13,7 @@ from sklearn.manifold import TSNE
 from app import ui
 from app.views import _npsvc_figures as figs
 from app.views._npsvc_algorithm import algorithm_tab
+from app.views._presets import PRESETS
 from solvers import npsvc as fam
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
@@ -120,6 +121,8 @@ def pareto_tab(problem, results, labels, histories) -> dict:
         st.info("Pick two methods (e.g. D-NPSVC++ and DTWSVN) to compare them on the radar.")
         return figures
     c1, c2, c3 = st.columns([2, 2, 1])
+    if not set(st.session_state.get(f"{KEY}.radar_runs", [])) <= set(results):
+        st.session_state.pop(f"{KEY}.radar_runs")  # runs of other methods (the method picker changed): default pair
     pair = c1.multiselect("Compare", list(results), default=list(results)[:2], max_selections=2,
                           key=f"{KEY}.radar_runs")
     rows = min(len(histories[k]) for k in pair) if pair else 1
@@ -271,6 +274,7 @@ def main() -> None:
                    "classes and balances the classes' objectives with Pareto weights τ. Compare TWSVM and LSTSVM with "
                    "the kernel (K-NPSVC++) and deep (D-NPSVC++) versions: primal/dual convergence, τ, per-class "
                    "objectives, learned features and decision regions.")
+    ui.preset_buttons(PRESETS["npsvc"], key=KEY)
     side = st.sidebar
     side.header("Data")
     ds = ui.dataset_picker("npsvc", key=f"{KEY}.data", bundled=BUNDLED, check=check_classification,

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..core import use_clock
+from ..core import InputError, use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, summarize, with_paper
 from .problem import make_problem
@@ -107,19 +107,21 @@ def deep_problem(name: str, n_train: int, validation: bool):
                                image_shape=problem.image_shape, kernel_memory=False)
 
 
-def deep_runs(problem, configs: dict[str, tuple[str, dict]], seeds: int, **common) -> pd.DataFrame:
-    """One row per configuration: mean ± std accuracy over seeds, min_l τ_l at the end, seconds per epoch."""
+def deep_runs(problem, configs: dict[str, tuple[str, dict]], seeds: int, first_seed: int = 0,
+              **common) -> pd.DataFrame:
+    """One row per configuration: mean ± std accuracy over seeds, the per-seed accuracies, min_l τ_l at the
+    end, seconds per epoch."""
     rows = []
     for label, (method, params) in configs.items():
         accs, per_epoch, min_tau = [], [], []
-        for seed in range(seeds):
+        for seed in range(first_seed, first_seed + seeds):
             result = solve_deep(problem, method, seed=seed, **common, **params)
             h = result.history
             accs.append(100 * float(h["test_acc"].iloc[-1]))
             per_epoch.append(float(result.info["time"]) / max(int(result.info["n_iter"]), 1))
             min_tau.append(float(h[[c for c in h.columns if c.startswith("tau_")]].iloc[-1].min()))
         rows.append({"model": label, "accuracy %": f"{np.mean(accs):.2f} ± {np.std(accs):.2f}",
-                     "mean": float(np.mean(accs)), "min τ_l (end)": float(np.min(min_tau)),
+                     "per seed": " / ".join(f"{a:.2f}" for a in accs), "mean": float(np.mean(accs)), "min τ_l (end)": float(np.min(min_tau)),
                      "s / epoch": float(np.mean(per_epoch)), "device": result.info["device"]})
     return pd.DataFrame(rows)
 
@@ -130,34 +132,57 @@ def solve_deep(problem, method: str, **params):
     return solve(problem, method, tol=1e-12, max_iter=params["epochs"], **params)
 
 
-def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, **common) -> None:
+def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, first_seed: int = 0,
+              **common) -> None:
     """Test accuracy of D-NPSVC++ and its same-network baselines (identical encoder, epochs, optimiser)."""
     for name in datasets:
         problem = deep_problem(name, n_train, validation=False)
         for prior in priors:
             print(f"\n### {name} ({problem.n_train} train / {len(problem.y_test)} test), {prior} prior, {epochs} epochs, "
-                  f"{seeds} seeds, device {common['device']}\n")
+                  f"seeds {first_seed}–{first_seed + seeds - 1}, device {common['device']}\n")
             table = deep_runs(problem, {k: (m, {"prior": prior}) for k, m in DEEP_METHODS.items()}, seeds,
-                              epochs=epochs, **common)
+                              first_seed, epochs=epochs, **common)
             ce = table.loc[table["model"] == "cross-entropy", "s / epoch"].iloc[0]
             table["time / CE"] = table["s / epoch"] / ce
             print(markdown(table.drop(columns="mean")))
 
 
 def ablation_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, betas: list[float],
-                  gammas: list[float], second_steps: list[bool], **common) -> None:
+                  gammas: list[float], second_steps: list[bool], first_seed: int = 0,
+                  vary: dict[str, list] | None = None, **common) -> None:
     """Validation accuracy (test rows untouched) over the τ momentum β, γ_max and Alg. 2's second step,
-    with DTWSVN and CE beside."""
+    then one more D-NPSVC++ parameter at a time (``vary``, the others at their defaults), with DTWSVN and CE
+    beside."""
     for name in datasets:
         problem = deep_problem(name, n_train, validation=True)
         for prior in priors:
             configs = {f"D-NPSVC++ β = {b:g}, γ = {g:g}{'' if on else ', no second step'}":
                        ("dnpsvc", {"prior": prior, "beta": b, "gamma": g, "shared_step": on})
                        for b in betas for g in gammas for on in second_steps}
+            configs |= {f"D-NPSVC++ {param} = {v}": ("dnpsvc", {"prior": prior, param: v})
+                        for param, values in (vary or {}).items() for v in values}
             configs |= {k: (m, {"prior": prior}) for k, m in DEEP_METHODS.items() if m != "dnpsvc"}
             print(f"\n### validation: {name} ({problem.n_train} fit / {len(problem.y_test)} validation rows), "
-                  f"{prior} prior, {epochs} epochs, {seeds} seeds\n")
-            print(markdown(deep_runs(problem, configs, seeds, epochs=epochs, **common).drop(columns="mean")))
+                  f"{prior} prior, {epochs} epochs, seeds {first_seed}–{first_seed + seeds - 1}\n")
+            print(markdown(deep_runs(problem, configs, seeds, first_seed, epochs=epochs, **common).drop(columns="mean")))
+
+
+def parse_vary(items: list[str]) -> dict[str, list]:
+    """``["margin=1,2", "tau_bn=eval"]`` → {"margin": [1.0, 2.0], "tau_bn": ["eval"]}, each value checked against
+    its Param declaration."""
+    from .dnpsvc import DNPSVC_PARAMS
+
+    specs = {p.name: p for p in DNPSVC_PARAMS}
+    vary = {}
+    for item in items:
+        name, _, values = item.partition("=")
+        if name not in specs or not values:
+            raise InputError(f"--vary {item!r}: expected PARAM=V1,V2 with PARAM one of {', '.join(specs)}")
+        try:
+            vary[name] = [specs[name].check(v) for v in values.split(",")]
+        except InputError as exc:
+            raise InputError(f"--vary {item!r}: {exc}") from None
+    return vary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,18 +194,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-train", type=int, default=1000, help="cap on training rows (the kernel is n×n)")
     parser.add_argument("--repeats", type=int, default=3, help="timing repeats")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                        help="time part: wall seconds, or this process's CPU seconds (robust on a loaded machine)")
+                        help="time and deep parts: wall seconds, or this process's CPU seconds (robust on a loaded machine)")
     parser.add_argument("--epochs", type=int, default=15, help="D-NPSVC++ epochs")
     parser.add_argument("--seeds", type=int, default=3, help="D-NPSVC++ seeds")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="first seed of the deep parts (seeds first..first+seeds−1), to split runs across processes")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="torch device for the deep runs")
     parser.add_argument("--deep-datasets", default="digits", help="image sets for the deep parts (digits, mnist_test)")
     parser.add_argument("--deep-train", type=int, default=6000, help="cap on training rows for the deep parts")
     parser.add_argument("--priors", default="mlp,cnn", help="prior encoders for the deep parts")
-    parser.add_argument("--betas", default="0.85,0.3,0.1,0.03", help="τ momenta β for --part ablation")
+    parser.add_argument("--betas", default="0.1", help="τ momenta β for --part ablation (round 2 ran 0.85,0.3,0.1,0.03)")
     parser.add_argument("--gammas", default="0.01", help="γ_max values for --part ablation")
     parser.add_argument("--second-step", default="on", help="on, off or on,off: Alg. 2's second step (ablation)")
+    parser.add_argument("--vary", action="append", default=[], metavar="PARAM=V1,V2",
+                        help="ablation: one more D-NPSVC++ parameter over these values, the others at their defaults "
+                             "(repeatable), e.g. --vary margin=1,2,8 --vary tau_bn=eval --vary second_lr=0.5")
     args = parser.parse_args(argv)
+    try:
+        vary = parse_vary(args.vary)
+    except InputError as exc:
+        parser.error(str(exc))
     names = [n for n in args.datasets.split(",") if n]
     print(f"# npsvc benchmark (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
@@ -190,12 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         time_part([n for n in names if n in ("digits", "dna", "usps")] or names[:1], args.repeats, args.max_train,
                   args.clock)
     deep = {"datasets": [n for n in args.deep_datasets.split(",") if n], "priors": args.priors.split(","),
-            "epochs": args.epochs, "seeds": args.seeds, "n_train": args.deep_train, "threads": args.threads,
+            "epochs": args.epochs, "seeds": args.seeds, "first_seed": args.first_seed, "n_train": args.deep_train, "threads": args.threads,
             "device": args.device}
-    if args.part in ("deep", "all"):
-        deep_part(**deep)
-    if args.part == "ablation":
-        ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
-                      gammas=[float(g) for g in args.gammas.split(",")],
-                      second_steps=[v == "on" for v in args.second_step.split(",")])
+    with use_clock(args.clock):  # s / epoch in CPU seconds with --clock cpu
+        if args.part in ("deep", "all"):
+            deep_part(**deep)
+        if args.part == "ablation":
+            ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
+                          gammas=[float(g) for g in args.gammas.split(",")],
+                          second_steps=[v == "on" for v in args.second_step.split(",")], vary=vary)
     return 0

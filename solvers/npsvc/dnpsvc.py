@@ -77,6 +77,12 @@ DNPSVC_PARAMS = (
     Param("finetune", 0.2, float, low=0, high=1, help="fraction of epochs the CNN prior is trained, then frozen"),
     Param("shared_step", True, bool, help="after updating τ, take Alg. 2's second optimiser step (line 15) on τᵀJ "
                                           "for the shared parameters; off: the τ-step only updates τ (ablation)"),
+    Param("second_lr", 1.0, float, low=0, ui_range=(0.0, 2.0),
+          help="learning rate of the second step as a multiple of the current one (the paper gives none: 1; "
+               "ablation)"),
+    Param("tau_bn", "train", str, choices=("train", "eval"),
+          help="BatchNorm during the τ-step's forward pass: batch statistics (train, the default) or the running "
+               "ones (eval; ablation)"),
     Param("normalize_heads", True, bool, help="predict by |f_l|/‖w̃_l‖ (eq. 21) rather than |f_l| (official code)"),
     Param("threads", 1, int, low=1, high=64, help="torch CPU threads"),
     Param("device", "cpu", str, choices=DEVICES,
@@ -215,6 +221,7 @@ class Trainer:
         self.tau_star = self.tau.clone()  # warm start (and support guess) of the next τ-step's QP
         self.eye = torch.eye(self.K, device=dev)
         self.last_lr = p["lr"]
+        self.batch_norms = [m for m in self.net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
 
     def autocast(self):
         return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.p["bf16"])
@@ -242,13 +249,42 @@ class Trainer:
         self.tau_star = torch.as_tensor(simplex_qp(A, b, self.tau_star.double().numpy()), dtype=self.tau.dtype)
         return self.tau_star
 
-    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float) -> torch.Tensor:
+    def step_with_lr_factor(self, factor: float) -> None:
+        """One optimiser step at ``factor`` × the scheduled learning rate (which is restored)."""
+        if factor == 1.0:
+            self.opt.step()
+            return
+        scheduled = [group["lr"] for group in self.opt.param_groups]
+        for group in self.opt.param_groups:
+            group["lr"] *= factor
+        self.opt.step()
+        for group, lr in zip(self.opt.param_groups, scheduled):
+            group["lr"] = lr
+
+    def prior_frozen(self) -> bool:
+        """True when no parameter of φ can change (identity prior, or a CNN prior past its fine-tuning)."""
+        return not any(q.requires_grad for q in self.net.prior.parameters())
+
+    def _tau_step(self, xb: torch.Tensor, yb: torch.Tensor, gamma: float,
+                  phi: torch.Tensor | None = None) -> torch.Tensor:
         """Heads frozen: τ-step (eqs. 25–26), then a step on τᵀJ for the shared parameters.
+
+        ``phi``: the θ-step's φ(x_B), passed when the prior is frozen. The θ-step cannot have moved a
+        frozen prior, so recomputing φ(x_B) would give the same tensor (BatchNorm in train mode
+        normalises by the batch's own statistics); reusing it skips the costliest half of the second
+        forward pass (the CNN), and the prior's BatchNorm running statistics are updated once per
+        batch instead of twice. Without ``phi`` the whole forward pass is recomputed (Alg. 2 line 11).
 
         Returns the feasibility ½‖Σ τ_l∇_Z J_l‖² as a 0-d device tensor (no host synchronisation)."""
         self.net.heads.requires_grad_(False)
+        running_stats = self.batch_norms if self.p["tau_bn"] == "eval" else ()
+        for bn in running_stats:
+            bn.eval()
         with self.autocast():
-            phi, z = self.net.representation(xb)
+            if phi is None:
+                phi, z = self.net.representation(xb)
+            else:
+                z = self.net.encoder(phi)
             if self.p["hypothesis"] == "phi" and not phi.requires_grad:  # identity prior: differentiate at the input
                 phi = phi.detach().requires_grad_(True)
             shared = phi if self.p["hypothesis"] == "phi" else z
@@ -264,8 +300,10 @@ class Trainer:
         if self.p["shared_step"]:  # Alg. 2 line 15
             self.opt.zero_grad(set_to_none=True)
             torch.dot(self.tau, J).backward()
-            self.opt.step()
+            self.step_with_lr_factor(self.p["second_lr"])
         self.net.heads.requires_grad_(True)
+        for bn in running_stats:
+            bn.train()
         return 0.5 * (common @ common).detach()
 
     def epoch(self, epoch: int) -> float:
@@ -276,6 +314,7 @@ class Trainer:
         self.net.train()
         gamma = self.gamma_at(epoch)
         order = torch.randperm(len(self.y), generator=self.generator).to(self.device)  # one transfer per epoch
+        reuse_phi = self.prior_frozen() and p["tau_bn"] == "train"  # φ was computed with batch statistics
         feasibility, n_steps = torch.zeros((), device=self.device), 0
         for start in range(0, len(order), p["batch_size"]):
             idx = order[start:start + p["batch_size"]]
@@ -283,13 +322,14 @@ class Trainer:
                 continue
             xb, yb = self.X[idx], self.y[idx]
             with self.autocast():
-                F = self.net(xb)
+                phi, z = self.net.representation(xb)
+                F = self.net.scores_from(phi, z)
             loss, _ = self._loss(F, yb)  # θ-step (eq. 10)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             self.opt.step()
             if p["criterion"] == "npsvc++":
-                feasibility = feasibility + self._tau_step(xb, yb, gamma)
+                feasibility = feasibility + self._tau_step(xb, yb, gamma, phi.detach() if reuse_phi else None)
                 n_steps += 1
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()

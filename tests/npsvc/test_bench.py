@@ -1,4 +1,6 @@
 """The benchmark command runs end to end on a tiny configuration and prints our numbers beside the paper's."""
+import pytest
+
 from solvers.bench.__main__ import main as bench_main
 from solvers.npsvc.bench import main
 
@@ -34,12 +36,22 @@ def test_accuracy_splits_report_each_runs_status_and_honour_budgets():
 
 def test_tiny_deep_and_ablation_tables(capsys):
     tiny = ["--epochs", "1", "--seeds", "1", "--priors", "mlp", "--deep-train", "200"]
-    assert main(["--part", "deep", *tiny]) == 0
+    assert main(["--part", "deep", "--first-seed", "2", "--clock", "cpu", *tiny]) == 0
     out = capsys.readouterr().out
-    assert "| D-NPSVC++ |" in out and "| cross-entropy |" in out and "time / CE" in out
+    assert "| D-NPSVC++ |" in out and "| cross-entropy |" in out and "time / CE" in out and "seeds 2–2" in out
     assert main(["--part", "ablation", "--betas", "0.85,0.1", "--second-step", "on,off", *tiny]) == 0
     out = capsys.readouterr().out
     assert "validation" in out and "β = 0.85" in out and "β = 0.1," in out and "no second step" in out
+    assert main(["--part", "ablation", "--vary", "margin=2", "--vary", "tau_bn=eval", *tiny]) == 0
+    out = capsys.readouterr().out
+    assert "| D-NPSVC++ margin = 2.0 |" in out and "| D-NPSVC++ tau_bn = eval |" in out
+
+
+@pytest.mark.parametrize("item", ["margin", "bogus=1", "margin=-1", "tau_bn=sideways"])
+def test_bad_vary_is_refused_before_any_run(item, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--part", "ablation", "--vary", item])
+    assert exc.value.code != 0 and "--vary" in capsys.readouterr().err
 
 
 def test_tiny_time_table(capsys):

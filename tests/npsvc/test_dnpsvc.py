@@ -1,4 +1,6 @@
 """D-NPSVC++ (Algorithm 2): the loss of A.14, frozen heads in the τ-step, simplex weights, determinism."""
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -43,6 +45,32 @@ def test_tau_step_leaves_the_heads_alone(digits_problem):
     assert trainer.net.heads.weight.requires_grad
     tau = trainer.tau_numpy()
     assert np.all(tau >= 0) and tau.sum() == pytest.approx(1)
+
+
+def test_tau_step_reusing_a_frozen_priors_phi_equals_recomputing_it():
+    """Past the CNN prior's fine-tuning the τ-step reuses the θ-step's φ(x_B) instead of a second CNN
+    pass: τ, the feasibility and every trainable parameter come out as if φ had been recomputed."""
+    problem = npsvc.make_problem(datasets.load("digits"), max_train=200, test_size=0.3, seed=0, kernel="linear")
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "prior": "cnn"})
+    with deterministic_torch(0, 1):
+        trainer = Trainer(problem, params)
+        trainer.net.prior.requires_grad_(False)
+        assert trainer.prior_frozen()
+        xb, yb = trainer.X[:32], trainer.y[:32]
+        phi, z = trainer.net.representation(xb)
+        loss, _ = trainer._loss(trainer.net.scores_from(phi, z), yb)
+        loss.backward()
+        trainer.opt.step()
+        twin = copy.deepcopy(trainer)
+        state = torch.get_rng_state()
+        feasibility_reused = trainer._tau_step(xb, yb, 0.01, phi.detach())
+        torch.set_rng_state(state)  # same dropout masks in the encoder
+        feasibility_recomputed = twin._tau_step(xb, yb, 0.01)
+    torch.testing.assert_close(feasibility_reused, feasibility_recomputed)
+    torch.testing.assert_close(trainer.tau, twin.tau)
+    for (name, a), b in zip(trainer.net.named_parameters(), twin.net.parameters()):
+        torch.testing.assert_close(a, b, msg=name)
+    assert not Trainer(problem, params).prior_frozen()
 
 
 def test_same_seed_same_run_other_seed_differs(digits_problem):
@@ -151,3 +179,32 @@ def test_without_the_second_step_the_tau_step_only_moves_tau(digits_problem):
         trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
     assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
     assert not np.allclose(trainer.tau_numpy(), 0.1)
+
+
+def test_second_step_learning_rate_factor_scales_the_shared_update(digits_problem):
+    """second_lr = 0.5 moves every shared parameter by half the step of second_lr = 1 (same gradient and
+    momentum buffer), and the scheduled learning rate is restored afterwards."""
+    moves = {}
+    for factor in (1.0, 0.5):
+        params = validate_params(DNPSVC_PARAMS, {**TINY, "second_lr": factor})
+        with deterministic_torch(0, 1):
+            trainer = Trainer(digits_problem, params)
+            before = trainer.net.encoder[0].weight.detach().clone()
+            trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
+        moves[factor] = trainer.net.encoder[0].weight.detach() - before
+        assert trainer.opt.param_groups[0]["lr"] == params["lr"]
+    torch.testing.assert_close(moves[0.5], 0.5 * moves[1.0], rtol=1e-4, atol=1e-7)
+
+
+def test_tau_step_with_running_batchnorm_statistics_leaves_them_alone(digits_problem):
+    params = validate_params(DNPSVC_PARAMS, {**TINY, "tau_bn": "eval"})
+    with deterministic_torch(0, 1):
+        trainer = Trainer(digits_problem, params)
+        stats = [bn.running_mean.clone() for bn in trainer.batch_norms]
+        trainer._tau_step(trainer.X[:32], trainer.y[:32], gamma=0.01)
+    assert all(torch.equal(a, bn.running_mean) for a, bn in zip(stats, trainer.batch_norms))
+    assert all(bn.training for bn in trainer.batch_norms), "train mode restored for the next θ-step"
+    default = Trainer(digits_problem, validate_params(DNPSVC_PARAMS, TINY))
+    stats = [bn.running_mean.clone() for bn in default.batch_norms]
+    default._tau_step(default.X[:32], default.y[:32], gamma=0.01)
+    assert not torch.equal(stats[0], default.batch_norms[0].running_mean)

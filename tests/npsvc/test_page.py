@@ -2,6 +2,7 @@
 import pytest
 
 from solvers import npsvc as fam
+from tests.app.test_presets import as_array
 from tests.app_harness import assert_clean, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
 
@@ -118,3 +119,23 @@ def test_cuda_without_a_gpu_is_an_error_not_a_traceback():
     at.selectbox(key="np.m.dnpsvc.device").select("cuda").run()
     assert not at.exception
     assert any("no GPU" in e for e in errors(at)), errors(at)
+
+
+def test_preset_pareto_weights_balance_the_worst_class():
+    """The preset's claim, read from the page's own figures: D-NPSVC++'s largest per-class objective ends
+    below DTWSVN's (radar, Fig. A.4), and its largest Pareto weight sits on a class with J_l above the median."""
+    at = open_page("npsvc")
+    at.button(key="np.preset.pareto-worst-class").click().run()
+    assert_clean(at)
+    assert any(i.value.startswith("**Pareto weights balance") for i in at.info), "the applied preset states its claim"
+    figures = {f["layout"]["title"]["text"]: f for f in plotly_figures(at)}
+    radar = next(f for t, f in figures.items() if "Fig. A.4" in t)
+    worst = {trace["name"]: as_array(trace["r"]).max() for trace in radar["data"]}  # log10 J_l at the last epoch
+    assert worst["D-NPSVC++"] < worst["DTWSVN (τ = 1/K)"], worst
+    tau = figures["Pareto weights τ over iterations: D-NPSVC++"]["data"]
+    J = figures["Per-class objectives J_l: D-NPSVC++"]["data"]
+    final_tau = [as_array(trace["y"])[-1] for trace in tau]
+    final_J = [as_array(trace["y"])[-1] for trace in J if trace["name"].startswith("J for class")]
+    assert len(final_tau) == len(final_J) == 10
+    heaviest = max(range(10), key=final_tau.__getitem__)
+    assert final_J[heaviest] > sorted(final_J)[4], (final_tau, final_J)
