@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import base64
 import json
 import random
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[1] / "app"
@@ -209,3 +211,10 @@ def fuzz(name: str, *, seed: int, interactions: int, query: dict[str, str] | Non
             widget.set_value(value)
             _timed_run(at, name, f"set {widget.key} = {value!r}", log)
     return log
+
+
+def as_array(values) -> np.ndarray:
+    """A trace's values: a list, or Plotly's typed array {"dtype", "bdata" (base64)}."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
+    return np.array(values, float)

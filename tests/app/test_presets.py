@@ -4,7 +4,6 @@ produces what its name claims (checked from the drawn results). Foundations' pre
 Every preset of every page (those the SMM, Metric and NPSVC++ pages add too) applies cleanly, states its claim
 and sets only widgets the page really has; every preset of the pages owned here has a test of its claim.
 """
-import base64
 import re
 from pathlib import Path
 
@@ -12,17 +11,10 @@ import numpy as np
 import pytest
 
 from app.views._presets import LESSON, PRESETS
-from tests.app_harness import WALK_KINDS, assert_clean, open_page, plotly_figures
+from tests.app_harness import WALK_KINDS, as_array, assert_clean, open_page, plotly_figures
 
 PAGE_KEYS = {"foundations": "fd", "sparse": "sp", "multitask": "mt", "smm": "smm", "metric": "ml", "npsvc": "np"}
 CLAIM_TESTED_HERE = ("foundations", "sparse", "multitask")
-
-
-def as_array(values) -> np.ndarray:
-    """A trace's values: a list, or Plotly's typed array {"dtype", "bdata" (base64)}."""
-    if isinstance(values, dict):
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
-    return np.array(values, float)
 
 
 def figure(at, title_start: str) -> dict:

@@ -2,8 +2,9 @@
 import pytest
 
 from solvers import npsvc as fam
-from tests.app.test_presets import as_array
-from tests.app_harness import assert_clean, errors, open_page, plotly_figures, random_walk, trace_names, upload
+from tests.app_harness import (
+    as_array, assert_clean, errors, open_page, plotly_figures, random_walk,
+    trace_names, upload)
 
 
 def test_default_run_draws_primal_dual_accuracy_and_tau():

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from solvers import smm
-from tests.app.test_presets import as_array
-from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names
+from tests.app_harness import (
+    as_array, assert_clean, click_run, errors, open_page, plotly_figures, random_walk,
+    trace_names)
 
 
 def finished(at):
