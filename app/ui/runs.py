@@ -82,14 +82,16 @@ class LiveSpec:
     max_iter: int | None = None
 
 
-def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, container: Any = None) -> bool:
+def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, container: Any = None,
+                 live_worst_seconds: float | None = None) -> bool:
     """Sidebar Run button and 'live' toggle. True when the page should compute now.
 
     Cheap pages default to live: every change re-runs at once. Expensive ones wait for Run.
     With a ``cost`` estimate, a run beyond the memory budget or the time limit is refused
     (InputError saying what to change), and one longer than a few seconds always waits for Run
     with its estimate shown. A press of Stop (drawn during a run) interrupts the script, and the
-    next pass does not re-run.
+    next pass does not re-run. ``live_worst_seconds``: a page whose typical estimate can be far below what its
+    iteration caps allow also waits for Run when the caps' worst case exceeds this many seconds.
     """
     box = container if container is not None else st.sidebar
     refusal = None
@@ -98,7 +100,8 @@ def run_controls(key: str, *, live_default: bool, cost: Cost | None = None, cont
             cost_check(cost)
         except InputError as exc:
             refusal = exc
-    heavy = refusal is not None or (cost is not None and cost.seconds > LIVE_SECONDS)
+    heavy = refusal is not None or (cost is not None and cost.seconds > LIVE_SECONDS) or (
+        cost is not None and live_worst_seconds is not None and cost.worst_seconds > live_worst_seconds)
     live = box.toggle("Re-run on every change", value=live_default and not heavy, key=f"{key}.live", disabled=heavy,
                       help="Off for runs estimated over a few seconds: press Run." if heavy else
                       "On: any change re-runs (finished runs come back from the cache). Off: press Run.")

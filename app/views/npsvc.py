@@ -231,13 +231,18 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
     return {}
 
 
-def results_tab(ds, problem_params, per_method, stop) -> None:
+def results_tab(ds, problem, problem_params, per_method, stop) -> None:
     st.markdown("Table 2 protocol: random stratified splits with the page's test size (paper: 60/40, 10 splits), "
                 "mean ± std of test accuracy; ‡ / † mark a paired t-test against K-NPSVC++ at p < 0.05 / 0.1.")
     splits = ui.slider("splits", 2, 10, 3, key=f"{KEY}.splits")
     methods = {fam.METHODS[m].label: (m, dict(per_method.get(m) or {})) for m in KERNEL_METHODS}
     key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
     store = st.session_state.setdefault(f"{KEY}.tables", {})
+    # every split solves each kernel method and SVC on a problem of this page's size: refuse before any work
+    cost = ui.npsvc_cost(len(problem.y_train), len(problem.y_test), len(problem.classes),
+                         max_iter=stop["max_iter"], methods=splits * (len(methods) + 1))
+    if ui.refused(cost):
+        return
     if st.button("Run splits", key=f"{KEY}.table_run"):
         bar = ui.StoppableProgress(f"{KEY}.table", "splits…")
         runs = accuracy_splits(ds, methods, n_splits=splits, problem_params=problem_params, tol=stop["tol"],
@@ -325,7 +330,7 @@ def main() -> None:
     with tabs[5]:
         figures.update(sensitivity_tab(problem, per_method, stop, data_key))
     with tabs[6]:
-        results_tab(ds, problem_params, per_method, stop)
+        results_tab(ds, problem, problem_params, per_method, stop)
     with tabs[7]:
         data_tab(ds, problem)
     with tabs[8]:
