@@ -203,6 +203,7 @@ class KNPSVCState:
         self.U = rng.standard_normal((p, K))
         self.tau = np.full(K, 1.0 / K)
         self.lambdas: list[np.ndarray | None] = [None] * K
+        self._S_lambdas: list[np.ndarray | None] = [None] * K  # S_lλ_l: the next u-step's warm start needs it
         self.qp_iters = 0
         self.stationarity = float("nan")
         self.F = self.Psi @ self.U  # ΨÛ, refreshed by the u-step (the only step that moves Û)
@@ -229,8 +230,8 @@ class KNPSVCState:
             terms = [b.Psi_other @ b.Q(C[:, l]) - 1.0 for l, b in enumerate(self.blocks)]  # r₁R_lᵀP̂v_l − 1
         self.qp_iters = 0
         for l, (b, q) in enumerate(zip(self.blocks, terms)):
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=b.S)
-            self.lambdas[l] = qp.x
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l]).solve(self.inner_tol, S=b.S)
+            self.lambdas[l], self._S_lambdas[l] = qp.x, qp.Sx
             self.qp_iters += qp.n_iter
         if self.gram is not None:
             self.U, self.F = self.gram.hyperplanes(C, Z, self.lambdas)

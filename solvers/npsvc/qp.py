@@ -23,15 +23,21 @@ class BoxQP:
     """State of projected-gradient iterations for one box QP; ``step`` does one, ``solve`` many."""
 
     def __init__(self, matvec: MatVec, q: np.ndarray, upper: float | np.ndarray, x0: np.ndarray | None = None,
-                 lower: float | np.ndarray = 0.0):
+                 lower: float | np.ndarray = 0.0, Sx0: np.ndarray | None = None):
+        """``Sx0`` = S x0 when the caller has it (K-NPSVC++'s u-step keeps S_lλ_l from the previous outer
+        iteration: S_l is fixed, only q changes); used only if x0 is inside the box."""
         self.matvec, self.q = matvec, np.asarray(q, float)
         self.upper = np.broadcast_to(np.asarray(upper, float), self.q.shape)  # bounds per variable
         self.lower = np.broadcast_to(np.asarray(lower, float), self.q.shape)
         start = np.zeros_like(self.q) if x0 is None else np.asarray(x0, float)
         self.x = np.clip(start, self.lower, self.upper)
-        self.Sx = matvec(self.x)
+        inside = Sx0 is not None and np.array_equal(self.x, start)
+        if inside:
+            self.Sx = np.array(Sx0, float)
+        else:
+            self.Sx = matvec(self.x) if self.x.any() else np.zeros_like(self.x)  # a cold start: S0 = 0
         self.grad = self.Sx + self.q
-        self.step_size = 1.0 / max(_rayleigh(matvec, self.grad), 1e-12)
+        self.step_size: float | None = None  # 1/Rayleigh quotient of ∇f, set by the first gradient step
         self.n_iter = 0
         self.free_changed = True  # the last Newton step's free set differed from the one before it
         self._free: np.ndarray | None = None  # free set of the last Newton step and its Cholesky factor
@@ -47,6 +53,8 @@ class BoxQP:
         return float(0.5 * self.x @ self.Sx + self.q @ self.x)
 
     def step(self) -> None:
+        if self.step_size is None:  # lazily: a solve that starts with Newton steps may never need it
+            self.step_size = 1.0 / max(_rayleigh(self.matvec, self.grad), 1e-12)
         d = np.clip(self.x - self.step_size * self.grad, self.lower, self.upper) - self.x
         Sd = self.matvec(d)
         dSd, gd = float(d @ Sd), float(self.grad @ d)
