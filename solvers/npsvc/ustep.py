@@ -10,7 +10,7 @@ with c_l = r₁P̂v_l, ỹ_l = λ_l on the rows N_l and −(r₁I + G_ll)⁻¹(�
 class by class, that is four products with an n_{−l} × n block of Ψ per class, each streaming a matrix
 too large for the cache; here ΨC, ΨᵀY and ΨÛ are one triangular product each for all K columns, and
 per class only the n_l × n_{−l} Gram block is touched (digits, n = 1 078, K = 10: the U-step outside
-its QPs 0.16 → 0.03 CPU s over 10 outer iterations).
+its QPs ≈ 0.16 → 0.05 CPU s over 10 outer iterations, cProfile).
 """
 from __future__ import annotations
 
