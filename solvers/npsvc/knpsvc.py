@@ -87,7 +87,7 @@ class LaplacianTerm:
 
     def __init__(self, X: np.ndarray, Psi: np.ndarray, lower_triangular: bool = False):
         self.L = normalized_laplacian(X)
-        self.Psi, self.lower_triangular = Psi, lower_triangular
+        self.Psi = Psi
         self.matrix = None if lower_triangular else _symmetric(Psi.T @ np.asarray(self.L @ Psi))
         self.shape = (Psi.shape[1], Psi.shape[1])
 
@@ -236,7 +236,8 @@ class KNPSVCState:
         if self.gram is not None:
             self.U, self.F = self.gram.hyperplanes(C, Z, self.lambdas)
         else:
-            self.U = np.column_stack([b.hyperplane(C[:, l], lam) for l, (b, lam) in enumerate(zip(self.blocks, self.lambdas))])
+            self.U = np.column_stack([b.hyperplane(C[:, l], lam)
+                                      for l, (b, lam) in enumerate(zip(self.blocks, self.lambdas))])
             self.F = self.Psi @ self.U
 
     def v_step(self) -> None:
