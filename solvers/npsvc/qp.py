@@ -31,6 +31,7 @@ class BoxQP:
         self.lower = np.broadcast_to(np.asarray(lower, float), self.q.shape)
         start = np.zeros_like(self.q) if x0 is None else np.asarray(x0, float)
         self.x = np.clip(start, self.lower, self.upper)
+        self.warm = x0 is not None  # solve: a warm start begins with a Newton step, a cold one with BB steps
         inside = Sx0 is not None and np.array_equal(self.x, start)
         if inside:
             self.Sx = np.array(Sx0, float)
@@ -98,14 +99,16 @@ class BoxQP:
 
     def solve(self, tol: float = 1e-8, max_iter: int = 10_000, S: np.ndarray | None = None,
               newton_every: int = 10) -> "BoxQP":
-        """Iterate until the KKT residual is ≤ tol; with the explicit matrix S, the first and then every
-        ``newton_every``-th iteration is a subspace Newton step, and so is every iteration that follows
-        a Newton step whose free set changed (a projected Newton phase; a repeated free set means the
-        clipping stalls it, and BB steps take over). Newton first pays off on warm starts
-        (K-NPSVC++'s u-step between outer iterations): the active set is then nearly right and one or
-        two Newton steps finish (QP iterations over 10 outer iterations, DNA / digits: 1 394 / 2 367 with
-        BB steps only, 522 / 1 851 with a Newton step every tenth, 135 / 953 with the Newton phase)."""
-        newton_next = S is not None
+        """Iterate until the KKT residual is ≤ tol; with the explicit matrix S, every ``newton_every``-th
+        iteration is a subspace Newton step, and so is every iteration that follows a Newton step whose
+        free set changed (a projected Newton phase; a repeated free set means the clipping stalls it, and
+        BB steps take over). A warm start (x0 given: K-NPSVC++'s u-step between outer iterations) begins
+        with a Newton step: its active set is nearly right and one or two Newton steps finish (QP iterations
+        over 10 outer iterations, DNA / digits: 1 394 / 2 367 with BB steps only, 522 / 1 851 with a Newton
+        step every tenth, 135 / 953 with the Newton phase). A cold start begins with BB steps: at x = 0 with
+        ∇ = q < 0 every variable is free, and a Newton step there factors all of S only to be clipped
+        (TWSVM's duals solved alone, CPU s: digits 0.387 → 0.166, USPS 0.539 → 0.248, DNA 0.060 → 0.020)."""
+        newton_next = S is not None and self.warm
         while self.n_iter < max_iter and self.kkt_residual() > tol:
             if newton_next:
                 self.newton_step(S)
