@@ -122,11 +122,13 @@ def test_laplacian_operator_equals_the_dense_product(blob_problem):
     assert largest_eigenvalue(operator) == pytest.approx(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1], rel=1e-6)
 
 
-def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem):
+@pytest.mark.parametrize("strategy", ["ovr", "rvo"])
+def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem, strategy):
     """The batched U-step (ustep.py: Gram blocks, one trmm for all classes) gives the Û, ΨÛ and duals of
-    Q_l and R_l applied class by class (eqs. 14–16)."""
-    batched = make_state(blob_problem, gamma=1.0)
-    plain = make_state(blob_problem, gamma=1.0)
+    Q_l and R_l applied class by class (eqs. 14–16), for both multi-class strategies."""
+    problem = npsvc.problem_from_arrays(blob_problem.X_train, blob_problem.y_train, strategy=strategy)
+    batched = make_state(problem, gamma=1.0)
+    plain = make_state(problem, gamma=1.0)
     assert batched.gram is not None
     plain.gram = None
     for _ in range(3):
