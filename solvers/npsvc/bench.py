@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..core import InputError, use_clock
+from ..core import InputError, now, use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, summarize, with_paper
 from .problem import make_problem
@@ -71,18 +71,39 @@ def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall
           "target here: K-NPSVC++ ≤ 3 × SVC.")
 
 
+# K-NPSVC++ runs the official code's MAX_ITER = 10 outer iterations (the digest's [code] stationarity test,
+# ‖Σ τ_l ∇^St J_l‖ ≤ 1e-3, does not fire within 10 on digits, DNA or USPS), and once more stopped at a relative
+# duality gap ≤ 1e-3: the paper's "converges within 5 iterations" (Fig. 2a, primal meets dual), reported beside
+# the 10-iteration time, not instead of it.
+KNPSVC_TIMED = {"K-NPSVC++ (10 it.)": 1e-12, "K-NPSVC++ (gap ≤ 1e-3)": 1e-3}
+
+
 def time_one(name: str, repeats: int, max_train: int) -> dict:
+    from .baselines import twsvm_one_by_one
+
     problem = make_problem(load(name), max_train=max_train)
-    seconds = {"SVC": [], "TWSVM": [], "K-NPSVC++ (10 it.)": []}
+    alone = "TWSVM, duals one by one"
+    seconds = {"SVC": [], "TWSVM": [], alone: [], **{label: [] for label in KNPSVC_TIMED}}
+    accuracy = {}
     for _ in range(repeats):
         seconds["SVC"].append(fit_svc(problem)[2])
-        for label, method in (("TWSVM", "twsvm"), ("K-NPSVC++ (10 it.)", "knpsvc")):
+        runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, 10) for label, tol in KNPSVC_TIMED.items()]
+        for label, method, tol, max_iter in runs:
             fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
-            seconds[label].append(run_method(fresh, method, tol=1e-6, max_iter=200 if method == "twsvm" else 10)[1])
+            accuracy[label], sec = run_method(fresh, method, tol=tol, max_iter=max_iter)
+            seconds[label].append(sec)
+        fresh = make_problem(load(name), max_train=max_train)
+        start = now()
+        twsvm_one_by_one(fresh)  # kernel, Cholesky, blocks and K sequential solves: no history
+        seconds[alone].append(now() - start)
     fastest = {k: float(np.min(v)) for k, v in seconds.items()}
+    ours, early = KNPSVC_TIMED
     return {"dataset": name, "n_train": problem.n_train, **{f"{k} [s]": v for k, v in fastest.items()},
-            "K-NPSVC++ / SVC": fastest["K-NPSVC++ (10 it.)"] / fastest["SVC"],
-            "K-NPSVC++ / TWSVM": fastest["K-NPSVC++ (10 it.)"] / fastest["TWSVM"]}
+            "K-NPSVC++ / SVC": fastest[ours] / fastest["SVC"],
+            "K-NPSVC++ / TWSVM": fastest[ours] / fastest["TWSVM"],
+            "K-NPSVC++ / TWSVM one by one": fastest[ours] / fastest[alone],
+            "gap ≤ 1e-3 / TWSVM one by one": fastest[early] / fastest[alone],
+            "test acc % (10 it. / gap ≤ 1e-3)": f"{100 * accuracy[ours]:.2f} / {100 * accuracy[early]:.2f}"}
 
 
 DEEP_METHODS = {"D-NPSVC++": "dnpsvc", "DTWSVN (τ = 1/K)": "fixed-tau", "cross-entropy": "cross-entropy"}

@@ -29,8 +29,7 @@ import itertools
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg.blas import dtrmm
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.neighbors import kneighbors_graph
 
 from ..core import HistoryRecorder, InputError, Param, Result, validate_params
@@ -38,6 +37,7 @@ from .baselines import C, R1
 from .blocks import ClassBlocks
 from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
 from .qp import BoxQP, simplex_qp
+from .ustep import GramUStep, lower_times
 
 KNPSVC_PARAMS = (
     C, R1,
@@ -61,13 +61,9 @@ KNPSVC_PARAMS = (
 
 
 # -- pieces of one iteration --------------------------------------------------
-def laplacian_term(X: np.ndarray, Psi: np.ndarray, lower_triangular: bool = False) -> np.ndarray:
-    """M = ΨᵀLΨ for the normalised Laplacian L = I − D^{−½}GD^{−½} of the kNN graph (A.12).
-
-    G_ij = exp(−‖x_i − x_j‖²/t) when i ∈ N_k(j) or j ∈ N_k(i), k = ⌊log₂ n⌋, t the mean
-    pairwise squared distance. For a kernel, Ψ is the lower Cholesky factor and the n³ product
-    Ψᵀ(LΨ) goes through BLAS trmm (half the flops: 0.10 → 0.06 CPU s at n = 1200).
-    """
+def normalized_laplacian(X: np.ndarray) -> sp.csr_matrix:
+    """L = I − D^{−½}GD^{−½} of the kNN graph (A.12): G_ij = exp(−‖x_i − x_j‖²/t) when i ∈ N_k(j) or
+    j ∈ N_k(i), k = ⌊log₂ n⌋, t the mean pairwise squared distance."""
     n = X.shape[0]
     k = max(1, min(int(np.floor(np.log2(n))), n - 1))
     dist = kneighbors_graph(X, k, mode="distance", include_self=False)
@@ -77,16 +73,46 @@ def laplacian_term(X: np.ndarray, Psi: np.ndarray, lower_triangular: bool = Fals
     G = G.maximum(G.T).tocsr()
     deg = np.asarray(G.sum(1)).ravel()
     inv_sqrt = sp.diags(1.0 / np.sqrt(np.maximum(deg, 1e-300)))
-    L = sp.identity(n, format="csr") - inv_sqrt @ G @ inv_sqrt
-    LPsi = np.asarray(L @ Psi)
-    M = dtrmm(1.0, Psi, LPsi, side=0, lower=1, trans_a=1) if lower_triangular else Psi.T @ LPsi
+    return (sp.identity(n, format="csr") - inv_sqrt @ G @ inv_sqrt).tocsr()
+
+
+class LaplacianTerm:
+    """M = ΨᵀLΨ (Alg. 1 line 9), applied as M P = Ψᵀ(L(ΨP)) when Ψ is the kernel's lower Cholesky factor.
+
+    Every use of M is a product M P̂ (GPI, J_l's manifold term, the Riemannian gradient) or a largest
+    eigenvalue (GPI's σ), so the n × n matrix is never formed: two BLAS trmm on the n × d block cost the
+    flops of the dense M P̂ (n²d each) and save building M (n³) and its n² memory (digits, n = 1 078:
+    round 4's trmm build 0.06 CPU s). For the linear kernel (Ψ = X, p ≪ n) the p × p matrix is formed once.
+    """
+
+    def __init__(self, X: np.ndarray, Psi: np.ndarray, lower_triangular: bool = False):
+        self.L = normalized_laplacian(X)
+        self.Psi = Psi
+        self.matrix = None if lower_triangular else _symmetric(Psi.T @ np.asarray(self.L @ Psi))
+        self.shape = (Psi.shape[1], Psi.shape[1])
+
+    def __matmul__(self, P: np.ndarray) -> np.ndarray:
+        if self.matrix is not None:
+            return self.matrix @ P
+        vector = P.ndim == 1
+        block = P[:, None] if vector else P
+        out = lower_times(self.Psi, np.asarray(self.L @ lower_times(self.Psi, block)), transpose=True)  # Ψᵀ(LΨP)
+        return out[:, 0] if vector else out
+
+    def dense(self) -> np.ndarray:
+        return self.matrix if self.matrix is not None else _symmetric(self @ np.eye(self.shape[0]))
+
+
+def _symmetric(M: np.ndarray) -> np.ndarray:
     return 0.5 * (M + M.T)
 
 
-def largest_eigenvalue(M: np.ndarray) -> float:
-    if M.shape[0] <= 64:
-        return float(np.linalg.eigvalsh(M)[-1])
-    return float(eigsh(M, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
+def largest_eigenvalue(M: LaplacianTerm) -> float:
+    n = M.shape[0]
+    if n <= 64:
+        return float(np.linalg.eigvalsh(M.dense())[-1])
+    operator = LinearOperator((n, n), matvec=lambda v: M @ np.ravel(v), dtype=float)
+    return float(eigsh(operator, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
 
 
 def polar(A: np.ndarray) -> np.ndarray:
@@ -167,7 +193,8 @@ class KNPSVCState:
         p = self.Psi.shape[1]
         # Precomputation (Alg. 1 lines 9–10).
         self.blocks = [ClassBlocks(features, self.own[:, l], r1) for l in range(K)]
-        self.M = laplacian_term(problem.X_train, self.Psi, features.chol is not None) if mu > 0 else None
+        self.gram = GramUStep(features, self.blocks, r1) if GramUStep.applies(features, self.blocks) else None
+        self.M = LaplacianTerm(problem.X_train, self.Psi, features.chol is not None) if mu > 0 else None
         self.sigma = mu * largest_eigenvalue(self.M) if self.M is not None else 0.0
         # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform.
         rng = np.random.default_rng(seed)
@@ -176,6 +203,7 @@ class KNPSVCState:
         self.U = rng.standard_normal((p, K))
         self.tau = np.full(K, 1.0 / K)
         self.lambdas: list[np.ndarray | None] = [None] * K
+        self._S_lambdas: list[np.ndarray | None] = [None] * K  # S_lλ_l: the next u-step's warm start needs it
         self.qp_iters = 0
         self.stationarity = float("nan")
         self.F = self.Psi @ self.U  # ΨÛ, refreshed by the u-step (the only step that moves Û)
@@ -195,16 +223,22 @@ class KNPSVCState:
 
     def u_step(self) -> None:
         """Eqs. (14)–(16) corrected, each box QP warm-started from the previous λ_l."""
-        PV = self.P @ self.V
+        C = self.r1 * (self.P @ self.V)  # centres r₁P̂v_l
+        if self.gram is not None:  # a kernel: all classes' products at once (ustep.py)
+            Z, terms = self.gram.linear_terms(C)
+        else:
+            terms = [b.Psi_other @ b.Q(C[:, l]) - 1.0 for l, b in enumerate(self.blocks)]  # r₁R_lᵀP̂v_l − 1
         self.qp_iters = 0
-        for l, b in enumerate(self.blocks):
-            center = self.r1 * PV[:, l]
-            q = b.Psi_other @ b.Q(center) - 1.0  # r₁R_lᵀP̂v_l − 1
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l]).solve(self.inner_tol, S=b.S)
-            self.lambdas[l] = qp.x
+        for l, (b, q) in enumerate(zip(self.blocks, terms)):
+            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l]).solve(self.inner_tol, S=b.S)
+            self.lambdas[l], self._S_lambdas[l] = qp.x, qp.Sx
             self.qp_iters += qp.n_iter
-            self.U[:, l] = b.hyperplane(center, qp.x)
-        self.F = self.Psi @ self.U
+        if self.gram is not None:
+            self.U, self.F = self.gram.hyperplanes(C, Z, self.lambdas)
+        else:
+            self.U = np.column_stack([b.hyperplane(C[:, l], lam)
+                                      for l, (b, lam) in enumerate(zip(self.blocks, self.lambdas))])
+            self.F = self.Psi @ self.U
 
     def v_step(self) -> None:
         """Eq. (17)."""
@@ -254,7 +288,7 @@ def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
     def record(k: int) -> str | None:
         J = state.objectives()
         with rec.excluded():
-            train_acc, test_acc = problem.accuracies(state.U, state.norms())
+            train_acc, test_acc = problem.accuracies(state.U, state.norms(), state.F)
         primal = float(J.max())
         return rec.record(k, objective=primal, optimality=(primal - float(state.tau @ J)) / max(1.0, abs(primal)),
                           stationarity=state.stationarity, train_acc=train_acc, test_acc=test_acc,

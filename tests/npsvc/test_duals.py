@@ -71,6 +71,16 @@ def test_twsvm_hyperplanes_match_cvxpy(kernel):
         np.testing.assert_allclose(res.solution["U"][:, l], ref, atol=2e-5)
 
 
+def test_twsvm_one_by_one_equals_the_lockstep_solver():
+    """The bench's TWSVM timing (duals solved one after another) gives run_twsvm's hyperplanes."""
+    from solvers.npsvc.baselines import twsvm_one_by_one
+
+    problem = small_problem("rbf")
+    res = npsvc.solve(problem, "twsvm", tol=1e-11, max_iter=50_000, c=0.7, r1=0.4)
+    U = twsvm_one_by_one(problem, c=0.7, r1=0.4, tol=1e-11)
+    np.testing.assert_allclose(U, res.solution["U"], rtol=0, atol=1e-8 * np.abs(U).max())
+
+
 def test_twsvm_duality_gap_reaches_zero():
     res = npsvc.solve(small_problem("rbf"), "twsvm", tol=1e-9, max_iter=50_000)
     gaps = res.history["optimality"].to_numpy()

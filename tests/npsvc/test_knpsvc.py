@@ -4,7 +4,15 @@ import pytest
 
 from solvers import npsvc
 from solvers.core import InputError, validate_params
-from solvers.npsvc.knpsvc import KNPSVC_PARAMS, KNPSVCState, laplacian_term, objectives, riemannian_gradients
+from solvers.npsvc.knpsvc import (
+    KNPSVC_PARAMS,
+    KNPSVCState,
+    LaplacianTerm,
+    largest_eigenvalue,
+    normalized_laplacian,
+    objectives,
+    riemannian_gradients,
+)
 
 
 def make_state(problem, **overrides):
@@ -99,9 +107,39 @@ def test_cached_products_match_a_fresh_evaluation(blob_problem):
             np.testing.assert_allclose(state.objectives(), fresh, rtol=1e-12)
 
 
-def test_laplacian_term_through_the_triangular_factor(blob_problem):
-    Psi = blob_problem.features.Psi
+def test_laplacian_operator_equals_the_dense_product(blob_problem):
+    """M P = Ψᵀ(L(ΨP)) through trmm equals the dense ΨᵀLΨ times P; σ's eigenvalue equals eigvalsh's."""
+    X, Psi = blob_problem.X_train, blob_problem.features.Psi
     assert np.allclose(Psi, np.tril(Psi))
-    dense = laplacian_term(blob_problem.X_train, Psi)
-    np.testing.assert_allclose(laplacian_term(blob_problem.X_train, Psi, lower_triangular=True), dense,
-                               rtol=1e-12, atol=1e-12 * np.abs(dense).max())
+    dense = Psi.T @ normalized_laplacian(X).toarray() @ Psi
+    operator = LaplacianTerm(X, Psi, lower_triangular=True)
+    P = np.random.default_rng(0).standard_normal((Psi.shape[1], 4))
+    scale = np.abs(dense).max() * np.abs(P).sum(0).max()
+    np.testing.assert_allclose(operator @ P, dense @ P, rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(operator @ P[:, 0], dense @ P[:, 0], rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(LaplacianTerm(X, Psi).dense(), 0.5 * (dense + dense.T), rtol=0,
+                               atol=1e-13 * np.abs(dense).max())
+    assert largest_eigenvalue(operator) == pytest.approx(np.linalg.eigvalsh(0.5 * (dense + dense.T))[-1], rel=1e-6)
+
+
+@pytest.mark.parametrize("strategy", ["ovr", "rvo"])
+def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem, strategy):
+    """The batched U-step (ustep.py: Gram blocks, one trmm for all classes) gives the Û, ΨÛ and duals of
+    Q_l and R_l applied class by class (eqs. 14–16), for both multi-class strategies."""
+    problem = npsvc.problem_from_arrays(blob_problem.X_train, blob_problem.y_train, strategy=strategy)
+    batched = make_state(problem, gamma=1.0)
+    plain = make_state(problem, gamma=1.0)
+    assert batched.gram is not None
+    plain.gram = None
+    for _ in range(3):
+        for state in (batched, plain):
+            state.u_step()
+        scale = np.abs(plain.U).max()
+        np.testing.assert_allclose(batched.U, plain.U, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(batched.F, plain.Psi @ plain.U, rtol=0, atol=1e-9 * np.abs(plain.F).max())
+        for a, b in zip(batched.lambdas, plain.lambdas):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+        for state in (batched, plain):
+            state.v_step()
+            state.p_step()
+            state.descent_step(state.tau_step())

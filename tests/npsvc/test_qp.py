@@ -52,6 +52,21 @@ def test_box_qp_warm_start_at_optimum_stops_at_once():
     assert BoxQP(lambda v: S @ v, q, 1.0, x).solve(1e-10).n_iter <= 2
 
 
+def test_box_qp_warm_start_with_a_known_product():
+    """A warm start that passes S x0 (K-NPSVC++'s u-step) reaches the solution of one that recomputes it;
+    a start outside the box is clipped and its stale product ignored."""
+    rng = np.random.default_rng(5)
+    S, q = random_psd(rng, 30), rng.standard_normal(30)
+    x0 = BoxQP(lambda v: S @ v, q, 1.0).solve(1e-3, S=S).x
+    q2 = q + 0.1 * rng.standard_normal(30)
+    plain = BoxQP(lambda v: S @ v, q2, 1.0, x0).solve(1e-11, S=S)
+    known = BoxQP(lambda v: S @ v, q2, 1.0, x0, Sx0=S @ x0).solve(1e-11, S=S)
+    np.testing.assert_allclose(known.x, plain.x, atol=1e-9)
+    outside = x0 + 2.0
+    clipped = BoxQP(lambda v: S @ v, q2, 1.0, outside, Sx0=S @ outside)
+    np.testing.assert_allclose(clipped.Sx, S @ np.clip(outside, 0.0, 1.0), atol=1e-12)
+
+
 def test_simplex_qp_two_classes_closed_form():
     """K = 2: τ₁ = clip((A22 − A12 + b2 − b1)/(A11 − 2A12 + A22), 0, 1) (digest §8.2)."""
     rng = np.random.default_rng(4)
