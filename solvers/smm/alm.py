@@ -100,8 +100,10 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     root_n = 1.0 + np.sqrt(n)
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
+    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float))  # for the Newton steps' epochs (newton.Epoch)
     for k in range(1, 10**9):
-        sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight)
+        sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
+                         row_norms)
         tol_sub = max(0.2 * tol, min(0.1, 0.2 * pinf, 0.1 * k**-1.2))
 
         def scale_W(pt: Point) -> float:
