@@ -65,6 +65,25 @@ def start_sigma0(X: np.ndarray) -> float:
     return SIGMA0_CURVATURE / mean_sq if mean_sq > 0 else 1.0
 
 
+START_TOL = 1e-2  # η_kkt of the subsample solve: a start, not a solution (1e-3 measured no better, round 5)
+START_MIN_RATIO = 4  # the subsample start only when n ≥ 4·start_rows: below that it saves too little
+
+
+def subsample_start(problem: SMMProblem, rows: int, sigma0: float) -> ALMState | None:
+    """Our start (not the paper's, whose Tables 4–5 use isPADMM steps): ALM-SNCG on ``rows`` seeded random
+    samples at the same C and τ to η_kkt ≤ 1e-2, then (W, b, Λ) handed to Algorithm 1 with λ⁰ = 0 — any
+    (W^{0}, b^{0}) and z⁰ = (λ⁰, Λ⁰) ∈ −S × B_2^τ are admissible starts of Algorithms 1–2. From the origin
+    every ω_j equals σ₀, so when σ₀ < C all n samples are in J1 (37) and the first subproblem's Newton systems
+    run CG on the whole X (62 % of the time at C = 100, docs/benchmarks/smm.md round 5); from the subsample's
+    (W, b) most samples are already beyond the margin (ω_j < 0). None when the subsample holds one class."""
+    chosen = np.sort(np.random.default_rng(0).choice(problem.n, rows, replace=False))
+    small = problem.subset(chosen)
+    if np.unique(small.y).size < 2:
+        return None
+    _, state = alm_solve(small, tol=START_TOL, max_iter=200, sigma0=sigma0, start_rows=0)
+    return ALMState(state.W, state.b, np.zeros(problem.n), state.Lam, sigma0, X_times(problem.X, state.W))
+
+
 def default_sigma0(n: int, pq: int, C: float) -> float:
     """σ₀ = min(100·C, 3000) when n ≥ pq, else 100 (the authors' path-run rule)."""
     return min(100.0 * C, 3000.0) if n >= pq else 100.0
@@ -81,8 +100,10 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     root_n = 1.0 + np.sqrt(n)
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
+    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float))  # for the Newton steps' epochs (newton.Epoch)
     for k in range(1, 10**9):
-        sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight)
+        sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
+                         row_norms)
         tol_sub = max(0.2 * tol, min(0.1, 0.2 * pinf, 0.1 * k**-1.2))
 
         def scale_W(pt: Point) -> float:
@@ -134,25 +155,30 @@ ALM_PARAMS = (
     Param("warm_start", 0, int, low=0, high=100,
           help="isPADMM iterations that start ALM-SNCG (the paper's Tables 4–5: up to 4 on synthetic data, 10 on "
                "real data; 0 starts from the origin); their time counts as ALM-SNCG's"),
+    Param("start_rows", 1000, int, low=0, high=1_000_000,
+          help="start from ALM-SNCG on this many random samples (to η_kkt ≤ 1e-2) when n ≥ 4× this and "
+               "warm_start is 0; our start, not the paper's; 0 starts from the origin; its time counts as ALM-SNCG's"),
     Param("max_newton", 200, int, low=1, high=10_000, help="SNCG iterations per ALM subproblem"),
     Param("obj_opt", None, float, help="reference optimum: when given, stop at Relobj (47) ≤ tol (Tables 3–5)"),
 )
 
 
 def run_alm_sncg(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                 sigma0: float | None = None, warm_start: int = 0, max_newton: int = 200,
+                 sigma0: float | None = None, warm_start: int = 0, start_rows: int = 1000, max_newton: int = 200,
                  obj_opt: float | None = None):
-    """ALM-SNCG on model (1) from the origin or from ``warm_start`` isPADMM steps; one history row per
-    ALM step (Algorithm 1). The warm start's seconds are part of the first row's time."""
+    """ALM-SNCG on model (1) from the origin, from ``warm_start`` isPADMM steps or from a subsample's
+    solution (``start_rows``); one history row per ALM step (Algorithm 1). The start's seconds are part of
+    the first row's time."""
     return alm_solve(problem, tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
-                     sigma0=sigma0, warm_start=warm_start, max_newton=max_newton, obj_opt=obj_opt)[0]
+                     sigma0=sigma0, warm_start=warm_start, start_rows=start_rows, max_newton=max_newton,
+                     obj_opt=obj_opt)[0]
 
 
 def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-              sigma0: float | None = None, warm_start: int = 0, max_newton: int = 200, obj_opt: float | None = None,
-              state: ALMState | None = None):
-    """ALM-SNCG from ``state`` (a path's warm start), from ``warm_start`` isPADMM steps, or from the origin;
-    returns (Result, final state)."""
+              sigma0: float | None = None, warm_start: int = 0, start_rows: int = 0, max_newton: int = 200,
+              obj_opt: float | None = None, state: ALMState | None = None):
+    """ALM-SNCG from ``state`` (a path's warm start), from ``warm_start`` isPADMM steps, from a subsample's
+    solution (``start_rows``, see `subsample_start`) or from the origin; returns (Result, final state)."""
     from .ispadmm import warm_start_state  # isPADMM's inner solver is this module's ALM
 
     n, (p, q) = problem.n, problem.shape
@@ -160,7 +186,12 @@ def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
                           measure="kkt" if obj_opt is None else "relobj")
     if state is None:
         sigma0 = start_sigma0(problem.X) if sigma0 is None else sigma0
-        state = warm_start_state(problem, warm_start, sigma0) if warm_start else ALMState.zeros(n, (p, q), sigma0)
+        if warm_start:
+            state = warm_start_state(problem, warm_start, sigma0)
+        elif start_rows and n >= START_MIN_RATIO * start_rows:
+            state = subsample_start(problem, start_rows, sigma0)
+        if state is None:
+            state = ALMState.zeros(n, (p, q), sigma0)
     totals = {"newton": 0, "cg": 0, "direct_solves": 0}
     v = U = None
     for k, pt, stats, res, v, U in alm_steps(problem.X, problem.y, (p, q), problem.C, problem.tau, state,

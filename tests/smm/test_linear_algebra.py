@@ -213,3 +213,67 @@ def test_spectral_envelope_keeps_its_accuracy_far_outside_the_ball():
     m = np.minimum(sp.nu, sp.tau)
     bound = 8 * np.finfo(float).eps * float(np.sum(m * (2 * sp.nu - m)))
     assert abs(sp.envelope() - float(exact)) <= bound
+
+
+@pytest.mark.parametrize("nuclear", [True, False])
+def test_epoch_stale_rows_give_the_exact_phi_gradient_and_slope(problem, nuclear):
+    """Inside an epoch the certified rows keep X vec(W) from W_ref; φ (with the −C⟨S, W − W_ref⟩ shift), ∇φ
+    (17) and φ'(t) must equal their values from an exact X vec(W) at every point of the certified ball."""
+    from dataclasses import replace
+
+    base = _subproblem(problem, sigma=3.0, nuclear=nuclear)
+    sub = replace(base, row_norms=np.linalg.norm(problem.X, axis=1))
+    rng = np.random.default_rng(5)
+    W, b = 0.5 * rng.standard_normal(problem.shape), 0.1
+    pt = evaluate(sub, W, b, problem.X @ W.ravel())
+    DW = 1e-3 * rng.standard_normal(problem.shape)
+    db = 0.01
+    epoch = newton.start_epoch(sub, pt, DW)
+    assert epoch is not None and 0 < epoch.rows.size < problem.n  # some rows certified, J1 among the others
+    assert set(pt.J) <= set(epoch.rows)
+    certified_capped = np.setdiff1d(np.flatnonzero(pt.capped), epoch.rows)
+    assert certified_capped.size > 0  # the shift term is exercised
+    Xd = np.zeros(problem.n)
+    Xd[epoch.rows] = problem.X[epoch.rows] @ DW.ravel()
+    for t in (1.0, 0.5, 0.1):
+        W_t = W + t * DW
+        assert epoch.contains(W_t)
+        stale = newton.with_gradient(sub, evaluate(sub, W_t, b + t * db, pt.Xw + t * Xd, gradient=False, epoch=epoch),
+                                     previous=pt)
+        exact = evaluate(sub, W_t, b + t * db, problem.X @ W_t.ravel())
+        assert stale.phi == pytest.approx(exact.phi, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(stale.gW, exact.gW, rtol=1e-10, atol=1e-12)
+        assert stale.gb == pytest.approx(exact.gb, rel=1e-10, abs=1e-12)
+        np.testing.assert_array_equal(stale.J, exact.J)
+        slope = newton.directional_derivative(sub, stale, DW, db, Xd, epoch)
+        slope_exact = newton.directional_derivative(sub, exact, DW, db, problem.X @ DW.ravel())
+        assert slope == pytest.approx(slope_exact, rel=1e-10, abs=1e-12)
+    # the certificate itself: no certified row changes its region anywhere on the ball's boundary
+    for _ in range(20):
+        E = rng.standard_normal(problem.shape)
+        W_e = epoch.W_ref + epoch.radius * E / np.linalg.norm(E)
+        omega = -sub.lam - sub.sigma * (problem.y * (problem.X @ W_e.ravel() + b) - 1.0)
+        certified = np.setdiff1d(np.arange(problem.n), epoch.rows)
+        np.testing.assert_array_equal(omega[certified] >= sub.C, pt.omega[certified] >= sub.C)
+        np.testing.assert_array_equal(omega[certified] <= 0, pt.omega[certified] <= 0)
+
+
+def test_sncg_with_epochs_reaches_the_point_without_them(problem, monkeypatch):
+    """Epochs change the cost of a Newton step, not the subproblem's solution (same ∇φ = 0 point)."""
+    from dataclasses import replace
+
+    started = []
+    start = newton.start_epoch
+    monkeypatch.setattr(newton, "EPOCH_MAX_SHARE", 1.0)  # a cost rule; on 60 rows it would never open one
+    monkeypatch.setattr(newton, "start_epoch", lambda *a: started.append(start(*a)) or started[-1])
+
+    base = _subproblem(problem, sigma=3.0)
+    with_epochs = replace(base, row_norms=np.linalg.norm(problem.X, axis=1))
+    W0 = np.zeros(problem.shape)
+    stop = lambda pt: pt.grad_norm <= 1e-10  # noqa: E731
+    a, _ = newton.sncg(with_epochs, W0, 0.0, np.zeros(problem.n), stop)
+    b, _ = newton.sncg(base, W0, 0.0, np.zeros(problem.n), stop)
+    assert a.grad_norm <= 1e-10 and b.grad_norm <= 1e-10
+    np.testing.assert_allclose(a.W, b.W, atol=1e-8)
+    np.testing.assert_allclose(a.Xw, problem.X @ a.W.ravel(), atol=1e-12)  # exact on every row at exit
+    assert any(e is not None for e in started)  # the epochs were used

@@ -27,7 +27,8 @@ def references():
     return out
 
 
-VARIANTS = [(m, {}) for m in smm.METHODS] + [("alm-sncg", {"warm_start": 4})]  # + the paper's isPADMM start
+VARIANTS = ([(m, {}) for m in smm.METHODS] + [("alm-sncg", {"warm_start": 4})]  # + the paper's isPADMM start
+            + [("alm-sncg", {"start_rows": 10})])  # + our subsample start (n ≥ 4·10 in every case)
 
 
 @pytest.mark.parametrize("method,params", VARIANTS, ids=lambda v: v if isinstance(v, str) else
@@ -149,3 +150,23 @@ def test_alm_sncg_reaches_1e8_from_penalties_far_from_the_data_scale(sigma0_fact
     pobj = primal_objective(problem, problem.from_user(sol["W"]), sol["b"])
     dobj = dual_objective(problem, sol["lam"], problem.from_user(sol["Lam"]))
     assert abs(pobj - dobj) / (1 + abs(pobj)) <= 1e-7  # cvxpy/Clarabel agreed to 1e-9 here (20 s, not rerun)
+
+
+def test_subsample_start_is_a_start_not_a_solution():
+    """The subsample start hands Algorithm 1 the small problem's (W, b, Λ) with λ⁰ = 0 and an exact X vec(W);
+    ALM-SNCG from it reaches the optimum the origin start reaches (the start changes the path, not the point)."""
+    from solvers.smm.alm import START_MIN_RATIO, start_sigma0, subsample_start
+
+    X, y = make_instance(120, 4, 5, seed=7)
+    problem = build_problem(X, y, C=3.0, tau=0.5)
+    state = subsample_start(problem, 30, start_sigma0(problem.X))
+    assert state is not None and np.all(state.lam == 0) and state.lam.shape == (problem.n,)
+    assert np.linalg.norm(state.W) > 0
+    np.testing.assert_allclose(state.Xw, problem.X @ state.W.ravel(), rtol=1e-12, atol=1e-12)
+    assert np.linalg.norm(state.Lam, 2) <= problem.tau * (1 + 1e-12)
+    assert problem.n >= START_MIN_RATIO * 30
+    from_start = smm.solve(problem, "alm-sncg", tol=1e-9, max_iter=500, start_rows=30)
+    from_origin = smm.solve(problem, "alm-sncg", tol=1e-9, max_iter=500, start_rows=0)
+    assert from_start.history["kkt"].iloc[-1] <= 1e-9
+    f_start, f_origin = (r.history["objective"].iloc[-1] for r in (from_start, from_origin))
+    assert abs(f_start - f_origin) / (1 + abs(f_origin)) <= 1e-7
