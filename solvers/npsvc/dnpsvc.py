@@ -40,7 +40,7 @@ from torch import nn
 from ..core import HistoryRecorder, InputError, Param, Result
 from .problem import NPSVCProblem, chebyshev_columns
 from .qp import simplex_qp
-from .torch_qp import simplex_qp_torch
+from .torch_qp import simplex_qp_device
 
 CRITERIA = ("npsvc++", "fixed", "ce")
 HYPOTHESES = ("full", "z", "phi")
@@ -197,9 +197,10 @@ class Trainer:
 
     Everything a mini-batch touches lives on ``device``: the data are moved there once, τ is a
     device tensor, the feasibility is summed there and read once per epoch, and on a GPU the simplex
-    QP runs in torch (torch_qp.py), so the batch loop never waits on the host. On the CPU the host
-    *is* the device, and the exact active-set QP (qp.simplex_qp) is cheaper than a fixed-count FISTA;
-    ``qp_on_device`` switches (tests force the device path on the CPU).
+    QP runs in torch (torch_qp.py: exact over the simplex's faces for K ≤ 12, FISTA beyond), so the
+    batch loop never waits on the host. On the CPU the host *is* the device, and the exact active-set
+    QP (qp.simplex_qp) is cheaper than either; ``qp_on_device`` switches (tests force the device path
+    on the CPU).
     """
 
     def __init__(self, problem: NPSVCProblem, p: dict, device: torch.device | None = None):
@@ -241,7 +242,7 @@ class Trainer:
     def solve_tau_qp(self, gram: torch.Tensor, linear: torch.Tensor) -> torch.Tensor:
         """τ* of eq. (25) for Hessian ``gram`` and linear term −γJ."""
         if self.qp_on_device:
-            self.tau_star = simplex_qp_torch(gram, linear, self.tau_star)
+            self.tau_star = simplex_qp_device(gram, linear, self.tau_star)
             return self.tau_star
         A, b = gram.double().numpy(), linear.double().numpy()
         if not (np.isfinite(A).all() and np.isfinite(b).all()):
@@ -333,6 +334,8 @@ class Trainer:
                 n_steps += 1
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()
+        if self.device.type == "cuda":  # every criterion's epoch time includes its queued GPU work
+            torch.cuda.synchronize(self.device)
         return float(feasibility) / n_steps if n_steps else float("nan")  # the epoch's one host read
 
     @torch.no_grad()
