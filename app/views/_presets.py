@@ -102,9 +102,9 @@ PRESETS["smm"] = SMM
 NPSVC = [
     Preset("pareto-worst-class", "Pareto weights balance the worst class",
            {"np.data.source": "bundled", "np.data.bundled": "digits", "np.problem.max_train": 300,
-            "np.methods": ["dnpsvc", "fixed-tau"], "np.m.dnpsvc.gamma": 0.1, "np.m.dnpsvc.epochs": 15,
+            "np.methods": ["dnpsvc", "fixed-tau"], "np.m.dnpsvc.gamma": 0.1, "np.m.dnpsvc.beta": 0.1, "np.m.dnpsvc.epochs": 15,
             "np.m.dnpsvc.seed": 0, "np.m.fixed-tau.epochs": 15, "np.m.fixed-tau.seed": 0},
-           "Pareto weights tab: with γ_max = 0.1 the weights τ lean towards the classes whose objective J_l is "
+           "Pareto weights tab: with γ_max = 0.1 and β = 0.1 the weights τ lean towards the classes whose objective J_l is "
            "largest, and after 15 epochs D-NPSVC++'s worst class objective max_l J_l is well below that of "
            "DTWSVN (the same network with τ = 1/K); the radar (Fig. A.4) shows every class. Part of the gap is "
            "Algorithm 2's second encoder step, which DTWSVN does not take (docs/benchmarks/npsvc.md); against "

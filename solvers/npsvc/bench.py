@@ -128,16 +128,25 @@ def deep_problem(name: str, n_train: int, validation: bool):
                                image_shape=problem.image_shape, kernel_memory=False)
 
 
-def deep_runs(problem, configs: dict[str, tuple[str, dict]], seeds: int, first_seed: int = 0,
-              **common) -> pd.DataFrame:
+def deep_runs(problem, configs: dict[str, tuple[str, dict]], seeds: int, first_seed: int = 0, warmup: bool = False,
+              print_epochs: bool = False, **common) -> pd.DataFrame:
     """One row per configuration: mean ± std accuracy over seeds, the per-seed accuracies, min_l τ_l at the
-    end, seconds per epoch."""
+    end, seconds per epoch. ``warmup``: one untimed 1-epoch run of each configuration first (CUDA context,
+    cuDNN and kernel caches), so that no method's time carries the process's start-up. ``print_epochs``
+    prints one line per run as it finishes, with each epoch's seconds and test accuracy."""
+    if warmup:
+        for method, params in configs.values():
+            solve_deep(problem, method, seed=first_seed, **{**common, **params, "epochs": 1})
     rows = []
     for label, (method, params) in configs.items():
         accs, per_epoch, min_tau = [], [], []
         for seed in range(first_seed, first_seed + seeds):
             result = solve_deep(problem, method, seed=seed, **common, **params)
             h = result.history
+            if print_epochs:
+                seconds = np.diff(h["time"].to_numpy())
+                print(f"{label}, seed {seed}: s/epoch " + " ".join(f"{t:.3f}" for t in seconds)
+                      + " | test % " + " ".join(f"{100 * a:.2f}" for a in h["test_acc"].iloc[1:]), flush=True)
             accs.append(100 * float(h["test_acc"].iloc[-1]))
             per_epoch.append(float(result.info["time"]) / max(int(result.info["n_iter"]), 1))
             min_tau.append(float(h[[c for c in h.columns if c.startswith("tau_")]].iloc[-1].min()))
@@ -154,18 +163,22 @@ def solve_deep(problem, method: str, **params):
 
 
 def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, first_seed: int = 0,
-              **common) -> None:
-    """Test accuracy of D-NPSVC++ and its same-network baselines (identical encoder, epochs, optimiser)."""
+              methods: list[str] | None = None, warmup: bool = False, per_epoch: bool = False, **common) -> None:
+    """Test accuracy of D-NPSVC++ and its same-network baselines (identical encoder, epochs, optimiser);
+    ``methods`` picks some of them (method names of DEEP_METHODS)."""
+    chosen = {k: m for k, m in DEEP_METHODS.items() if methods is None or m in methods}
     for name in datasets:
         problem = deep_problem(name, n_train, validation=False)
         for prior in priors:
             print(f"\n### {name} ({problem.n_train} train / {len(problem.y_test)} test), {prior} prior, {epochs} epochs, "
-                  f"seeds {first_seed}–{first_seed + seeds - 1}, device {common['device']}\n")
-            table = deep_runs(problem, {k: (m, {"prior": prior}) for k, m in DEEP_METHODS.items()}, seeds,
-                              first_seed, epochs=epochs, **common)
-            ce = table.loc[table["model"] == "cross-entropy", "s / epoch"].iloc[0]
-            table["time / CE"] = table["s / epoch"] / ce
-            print(markdown(table.drop(columns="mean")))
+                  f"seeds {first_seed}–{first_seed + seeds - 1}, device {common['device']}, threads {common['threads']}"
+                  f"{', bf16 autocast' if common.get('bf16') else ''}{', after a warm-up run' if warmup else ''}\n")
+            table = deep_runs(problem, {k: (m, {"prior": prior}) for k, m in chosen.items()}, seeds,
+                              first_seed, warmup=warmup, print_epochs=per_epoch, epochs=epochs, **common)
+            if "cross-entropy" in chosen:
+                ce = table.loc[table["model"] == "cross-entropy", "s / epoch"].iloc[0]
+                table["time / CE"] = table["s / epoch"] / ce
+            print(markdown(table.drop(columns="mean")), flush=True)
 
 
 def ablation_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, betas: list[float],
@@ -222,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="first seed of the deep parts (seeds first..first+seeds−1), to split runs across processes")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="torch device for the deep runs")
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast in the deep runs (meant for CUDA)")
+    parser.add_argument("--methods", default=",".join(DEEP_METHODS.values()),
+                        help="deep part: which of dnpsvc, fixed-tau, cross-entropy to run")
+    parser.add_argument("--warmup", action="store_true",
+                        help="deep part: an untimed 1-epoch run of each method first (GPU start-up out of the times)")
+    parser.add_argument("--per-epoch", action="store_true", help="deep part: print each run's per-epoch seconds")
     parser.add_argument("--deep-datasets", default="digits", help="image sets for the deep parts (digits, mnist_test)")
     parser.add_argument("--deep-train", type=int, default=6000, help="cap on training rows for the deep parts")
     parser.add_argument("--priors", default="mlp,cnn", help="prior encoders for the deep parts")
@@ -236,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         vary = parse_vary(args.vary)
     except InputError as exc:
         parser.error(str(exc))
+    methods = [m for m in args.methods.split(",") if m]
+    if not methods or set(methods) - set(DEEP_METHODS.values()):
+        parser.error(f"--methods {args.methods!r}: expected a comma-separated subset of {', '.join(DEEP_METHODS.values())}")
     names = [n for n in args.datasets.split(",") if n]
     print(f"# npsvc benchmark (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
@@ -246,10 +268,10 @@ def main(argv: list[str] | None = None) -> int:
                   args.clock)
     deep = {"datasets": [n for n in args.deep_datasets.split(",") if n], "priors": args.priors.split(","),
             "epochs": args.epochs, "seeds": args.seeds, "first_seed": args.first_seed, "n_train": args.deep_train, "threads": args.threads,
-            "device": args.device}
+            "device": args.device, "bf16": args.bf16}
     with use_clock(args.clock):  # s / epoch in CPU seconds with --clock cpu
         if args.part in ("deep", "all"):
-            deep_part(**deep)
+            deep_part(**deep, methods=methods, warmup=args.warmup, per_epoch=args.per_epoch)
         if args.part == "ablation":
             ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
                           gammas=[float(g) for g in args.gammas.split(",")],

@@ -126,7 +126,7 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     """D-NPSVC++ (Algorithm 2) in torch; ``criterion`` "fixed" / "ce" give the same-network baselines."""
 
     def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.1,
-                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.1, hidden=128, z_dim=32, dropout=0.1,
+                 weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.01, hidden=128, z_dim=32, dropout=0.1,
                  finetune=0.2, shared_step=True, second_lr=1.0, tau_bn="train", normalize_heads=True, threads=1,
                  device="cpu", bf16=False, seed=0, image_shape=None):
         self.criterion, self.prior, self.hypothesis, self.epochs = criterion, prior, hypothesis, epochs

@@ -59,3 +59,22 @@ def test_tiny_time_table(capsys):
     out = capsys.readouterr().out
     assert "cpu seconds, fastest of 2" in out and "K-NPSVC++ / TWSVM" in out and "| iris |" in out
     assert "gap ≤ 1e-3 / TWSVM one by one" in out and "K-NPSVC++ / TWSVM one by one" in out and "test acc % (10 it. / gap ≤ 1e-3)" in out
+
+
+def test_deep_part_method_subset_warmup_bf16_and_per_epoch_lines(capsys):
+    """The GPU script's flags: a subset of methods (no CE, so no ratio column), a warm-up run, bf16 autocast
+    and one per-epoch line per run (as many seconds as epochs)."""
+    tiny = ["--epochs", "2", "--seeds", "1", "--priors", "mlp", "--deep-train", "200"]
+    assert main(["--part", "deep", "--methods", "dnpsvc", "--warmup", "--bf16", "--per-epoch", *tiny]) == 0
+    out = capsys.readouterr().out
+    assert "| D-NPSVC++ |" in out and "cross-entropy" not in out and "time / CE" not in out
+    assert "bf16 autocast" in out and "after a warm-up run" in out
+    line = next(row for row in out.splitlines() if row.startswith("D-NPSVC++, seed 0: s/epoch"))
+    seconds, accuracies = line.split(": s/epoch ")[1].split(" | test % ")
+    assert len(seconds.split()) == 2 and len(accuracies.split()) == 2
+
+
+def test_bad_method_list_is_refused(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--part", "deep", "--methods", "dnpsvc,svm"])
+    assert exc.value.code != 0 and "--methods" in capsys.readouterr().err
