@@ -264,6 +264,11 @@ class Evaluation:
 class ReducedProblem:
     """P̃_λ and D̃_λ for fixed screened sets L̂ (``in_L``) and R̂ (``in_R``) (digest §1.5)."""
 
+    #: (M, ⟨H_t, M⟩ over ``active``) from the last pass over the active triplets, or None: a later evaluation
+    #: at the same M (same object) reads the margins instead of recomputing them (the ledger's margins at
+    #: M_{t−1} serve the path bounds and the solver's first iterate; a narrowed problem keeps its share).
+    known: tuple[np.ndarray, np.ndarray] | None = None
+
     def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray, *,
                  active: TripletSubset | None = None, H_L: np.ndarray | None = None,
                  counts: tuple[int, int] | None = None) -> None:
@@ -276,11 +281,11 @@ class ReducedProblem:
 
     @classmethod
     def assemble(cls, problem: TripletProblem, active: TripletSubset, H_L: np.ndarray, counts: tuple[int, int],
-                 mask_source) -> "ReducedProblem":
-        """From parts already at hand (no pass over T): the active set, H_L̂, (|L̂|, |R̂|) and a function that
-        builds the masks over T when a caller asks for them."""
+                 mask_source, known: tuple[np.ndarray, np.ndarray] | None = None) -> "ReducedProblem":
+        """From parts already at hand (no pass over T): the active set, H_L̂, (|L̂|, |R̂|), a function that
+        builds the masks over T when a caller asks for them, and optionally margins already computed."""
         rp = cls.__new__(cls)
-        rp.problem, rp.active, rp.H_L = problem, active, H_L
+        rp.problem, rp.active, rp.H_L, rp.known = problem, active, H_L, known
         rp.n_L, rp.n_R = counts
         rp._masks, rp._mask_source = None, mask_source
         return rp
@@ -303,8 +308,10 @@ class ReducedProblem:
             in_L[A.idx[to_L]] = True
             in_R[A.idx[to_R]] = True
             return in_L, in_R
-        return ReducedProblem.assemble(self.problem, A.part(~(to_L | to_R)), H_L,
-                                       (self.n_L + new_L, self.n_R + new_R), masks)
+        keep = ~(to_L | to_R)
+        known = None if self.known is None else (self.known[0], self.known[1][keep])
+        return ReducedProblem.assemble(self.problem, A.part(keep), H_L,
+                                       (self.n_L + new_L, self.n_R + new_R), masks, known)
 
     def _screened_masks(self) -> tuple[np.ndarray, np.ndarray]:
         if self._masks is None:
@@ -327,7 +334,12 @@ class ReducedProblem:
         """P̃ and its gradient −Σ_A α_t H_t − H_L̂ + λM (eq. (16)); ``working`` ⊆ A restricts the pass (active set)."""
         gamma = self.problem.gamma
         part = self.active if working is None else working
-        x = part.margins(M)
+        if working is None and self.known is not None and self.known[0] is M:
+            x = self.known[1]
+        else:
+            x = part.margins(M)
+            if working is None:
+                self.known = (M, x)
         alpha = dual_alpha(x, gamma)
         S = part.combine(alpha) + self.H_L
         total_loss = float(loss(x, gamma).sum()) + (1.0 - gamma / 2) * self.n_L - inner(M, self.H_L)
