@@ -18,6 +18,7 @@ import numpy as np
 from ..core import use_clock
 from ..datasets import REAL, load
 from . import make_problem
+from .device import DEVICES
 from .path import regularization_path
 
 #: Table 3's k (0 = all triplets) and the stand-in data when the LIBSVM file is absent.
@@ -71,7 +72,7 @@ def _run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
                   active_set=args.table == "2")
     problem = make_problem(ds, k=k, gamma=args.gamma, max_samples=min(n_sub, n), seed=args.seed + trial,
-                           backend=args.backend)
+                           backend=args.backend, device=args.device)
     naive = regularization_path(problem, bounds=(), **common)
     naive_time = float(naive.table["time"].sum())
     runs = {baseline_label(args): {"time": naive_time, "screen": 0.0, "speedup": 1.0, "rel": 0.0,
@@ -141,7 +142,7 @@ def dataset_names(args) -> list[str]:
 
 def protocol(args) -> str:
     return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
-            f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}, "
+            f"rule={args.rule}, backend={args.backend}, device={args.device}, seeds={args.seed}..{args.seed + args.trials - 1}, "
             f"{args.clock} seconds")
 
 
@@ -165,6 +166,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=("pairs", "triplets"), default="pairs",
                         help="pairs: O(1) per triplet from cached pair distances (ours); triplets: O(d²) per triplet "
                              "as the paper's cost model")
+    parser.add_argument("--device", choices=DEVICES, default="numpy",
+                        help="numpy (default) or PyTorch on cpu / cuda (auto: cuda if visible, else numpy)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall: seconds waited; cpu: this process's CPU seconds (use on a loaded machine, with "
                              "OMP_NUM_THREADS=1)")
