@@ -4,7 +4,7 @@
 on the device; every pass over the active triplets — pair values u_pᵀMu_p, margins ⟨H_t, M⟩ = q_diff − q_same
 (digest §1.6), α(x) and ℓ(x) (eq. (2), App. A), the scatter-add Σ_t w_t H_t onto the pairs and its product —
 runs there, and only the margins and α (needed by the screening rules on the CPU) and d × d matrices come
-back. The PSD projection is torch.linalg.eigh. Everything else (the λ-path, the ledger's bookkeeping, the
+back. The PSD projection is torch.linalg.eigh (LAPACK for small d on CUDA). Everything else (the λ-path, the ledger's bookkeeping, the
 rules) is the numpy code, so the two backends run the same algorithm and screen the same triplets.
 """
 from __future__ import annotations
@@ -13,9 +13,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core import InputError
+from ..core import InputError, project_psd
 
 DEVICES = ("numpy", "auto", "cpu", "cuda")
+#: On CUDA, d × d eigendecompositions below this size stay in LAPACK on the host: a small torch.linalg.eigh on
+#: a GPU is latency-bound (a solver call with host synchronisation per matrix), while the pair and triplet
+#: passes are bandwidth-bound and gain from the device. torch-cpu always uses torch's eigh.
+CUDA_EIGH_MIN_DIM = 128
 
 
 @lru_cache(maxsize=None)
@@ -54,6 +58,7 @@ class TorchPairs:
         self.device = self.torch.device(device)
         self.diagonal = diagonal
         self.U = self.torch.as_tensor(U, dtype=self.torch.float64, device=self.device)
+        self.eigh_on_device = self.device.type != "cuda" or U.shape[1] >= CUDA_EIGH_MIN_DIM
 
     def tensor(self, a: np.ndarray):
         return self.torch.as_tensor(np.ascontiguousarray(a), device=self.device)
@@ -101,7 +106,10 @@ class TorchPairs:
         return x.cpu().numpy(), alpha.cpu().numpy(), total, S
 
     def project_psd(self, A: np.ndarray) -> np.ndarray:
-        """[A]_+ by torch.linalg.eigh (eigenvalues clipped at 0), as core.project_psd."""
+        """[A]_+ by torch.linalg.eigh (eigenvalues clipped at 0), as core.project_psd (which it calls for small
+        d on CUDA, see CUDA_EIGH_MIN_DIM)."""
+        if not self.eigh_on_device:
+            return project_psd(A)
         S = self.tensor(0.5 * (A + A.T))
         vals, vecs = self.torch.linalg.eigh(S)
         if bool((vals > 0).all()):
