@@ -130,12 +130,15 @@ class RangeLedger:
             self.H_L = self.H_L + problem.signed_sum(in_L, out_L)
         return ReducedProblem.assemble(problem, examined, self.H_L, (self.n_L, self.n_R), self._masks_at(t), known)
 
+    def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.release.copy(), self.side_L.copy()
+
     def _masks_at(self, t: int):
         """The masks (in L̂, in R̂) over T at step t, built only if asked for, from a copy taken now (a copy of
         O(|T|) per λ: taken only when the path keeps its masks)."""
         if not self.keep_masks:
             return _masks_not_kept
-        release, side_L = self.release.copy(), self.side_L.copy()
+        release, side_L = self._state_copy()
 
         def masks() -> tuple[np.ndarray, np.ndarray]:
             covered = release > t

@@ -82,3 +82,28 @@ def test_bad_devices_are_input_errors():
         assert resolve_device("auto") == "numpy"
     with pytest.raises(InputError, match="numpy only"):
         tiny("iris", 3, backend="triplets", device="cpu")
+
+
+def test_device_ledger_makes_the_numpy_ledgers_decisions():
+    """TorchRangeLedger (device_ranges.py) screens the same sets, with the same H_L̂, as RangeLedger."""
+    import math
+
+    from solvers.metric.device_ranges import TorchRangeLedger
+    from solvers.metric.ranges import RangeLedger
+
+    ref, dev = tiny("iris", 6), tiny("iris", 6, device="cpu")
+    naive = regularization_path(ref, bounds=(), rho=0.7, tol=1e-10, max_iter=50_000, analysis=False)
+    a, b = RangeLedger(ref, 0.7, keep_masks=True), TorchRangeLedger(dev, 0.7, keep_masks=True)
+    lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
+    screened = 0
+    for t in range(1, len(lams)):
+        reference = (naive.solutions[t - 1], lams[t - 1], math.sqrt(2 * max(gaps[t - 1], 0.0) / lams[t - 1]))
+        ra, rb = a.step(t, lams[t], reference), b.step(t, lams[t], reference)
+        assert np.array_equal(ra.in_L, rb.in_L) and np.array_equal(ra.in_R, rb.in_R), f"step {t}"
+        assert np.array_equal(np.sort(ra.active.idx), np.sort(rb.active.idx))
+        assert (ra.n_L, ra.n_R, a.n_range) == (rb.n_L, rb.n_R, b.n_range)
+        np.testing.assert_allclose(rb.H_L, ra.H_L, atol=1e-10 * (1 + np.abs(ra.H_L).max()))
+        M = naive.solutions[t]
+        np.testing.assert_allclose(rb.evaluate(M, lams[t]).primal, ra.evaluate(M, lams[t]).primal, rtol=1e-10)
+        screened += ra.n_screened
+    assert screened > 0
