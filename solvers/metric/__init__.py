@@ -12,6 +12,7 @@ import numpy as np
 from ..core import STOPPING_PARAMS, InputError, Method, Param, solve_with, validate_params
 from ..datasets import SEED, Dataset
 from . import synthetic  # noqa: F401  (registers the metric-blobs generator)
+from .device import DEVICES
 from .bounds import BOUND_LABELS, DYNAMIC_BOUNDS, PATH_BOUNDS
 from .estimators import TripletMetricLearner
 from .path import PathResult, regularization_path
@@ -32,6 +33,9 @@ PROBLEM_PARAMS = [
     Param("scale", True, bool, help="min–max scale every feature to [−1, 1] as LIBSVM's .scale files"),
     Param("backend", "pairs", str, choices=("pairs", "triplets"),
           help="pairs: ⟨H, M⟩ from cached pair distances, O(1) per triplet; triplets: O(d²) per triplet (paper)"),
+    Param("device", "numpy", str, choices=DEVICES,
+          help="numpy: the CPU default; cpu / cuda: PyTorch on that device for the pair and triplet arithmetic and "
+               "the PSD projection; auto: cuda when a GPU is visible, else numpy"),
     Param("max_samples", 0, int, low=0, high=100_000, help="class-stratified random subsample size; 0 = all samples",
           ui_range=(0, 2000)),
     SEED,
@@ -118,7 +122,8 @@ def make_problem(dataset: Dataset, **problem_params) -> TripletProblem:
     rows = subsample_rows(np.asarray(dataset.y), p["max_samples"], p["seed"])
     X = dataset.as_vectors()[rows]
     return make_triplet_problem(X, np.asarray(dataset.y)[rows], k=p["k"] or None, gamma=p["gamma"],
-                                diagonal=p["diagonal"], scale=p["scale"], name=dataset.name, backend=p["backend"])
+                                diagonal=p["diagonal"], scale=p["scale"], name=dataset.name, backend=p["backend"],
+                                device=p["device"])
 
 
 __all__ = [

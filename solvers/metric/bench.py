@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from dataclasses import replace
 
 import numpy as np
 
-from ..core import use_clock
+from ..core import InputError, use_clock
 from ..datasets import REAL, load
 from . import make_problem
+from .device import DEVICES
 from .path import regularization_path
 
 #: Table 3's k (0 = all triplets) and the stand-in data when the LIBSVM file is absent.
@@ -70,13 +73,15 @@ def _run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     k = K_OF.get(name, 5) if args.k is None else args.k
     common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
                   active_set=args.table == "2")
+    ds = reduce_dimension(ds, args.pca, args.seed + trial)
     problem = make_problem(ds, k=k, gamma=args.gamma, max_samples=min(n_sub, n), seed=args.seed + trial,
-                           backend=args.backend)
+                           backend=args.backend, device=args.device)
     naive = regularization_path(problem, bounds=(), **common)
     naive_time = float(naive.table["time"].sum())
+    _progress(args, name, trial, baseline_label(args), naive_time, 0.0, problem)
     runs = {baseline_label(args): {"time": naive_time, "screen": 0.0, "speedup": 1.0, "rel": 0.0,
                                    "lambdas": len(naive.table) - 1}}
-    for label, bounds in CONFIGS[args.table]:
+    for label, bounds in selected_configs(args):
         res = regularization_path(problem, bounds=bounds, rule=args.rule,
                                   range_screening=args.table == "2" or args.range, **common)
         t = float(res.table["time"].sum())
@@ -85,8 +90,43 @@ def _run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
                   / max(np.linalg.norm(naive.solutions[s]), 1e-300) for s in range(steps))
         runs[label] = {"time": t, "screen": float(res.table["screen_time"].sum()), "speedup": naive_time / t,
                        "rel": rel, "lambdas": len(res.table) - 1}
+        _progress(args, name, trial, label, t, runs[label]["screen"], problem)
     sizes = {"n": problem.X.shape[0], "d": problem.dim, "k": k or "∞", "triplets": problem.n_triplets}
     return sizes, runs
+
+
+def _progress(args, name, trial, label, seconds, screening, problem) -> None:
+    """With --verbose, one line on stderr per finished path (the table prints only at the end)."""
+    if args.verbose:
+        print(f"# {name} trial {trial} n={problem.X.shape[0]} d={problem.dim} triplets={problem.n_triplets} "
+              f"device={problem.device} {label}: {seconds:.2f} s ({screening:.2f} screening)", file=sys.stderr,
+              flush=True)
+
+
+def selected_configs(args) -> list[tuple[str, tuple[str, ...]]]:
+    """The table's screened configurations, or those named by ``--methods``."""
+    if not args.methods:
+        return CONFIGS[args.table]
+    wanted = [m.strip() for m in args.methods.split(",")]
+    known = dict(CONFIGS[args.table])
+    bad = [m for m in wanted if m not in known]
+    if bad:
+        raise InputError(f"--methods {','.join(bad)}: table {args.table} has {', '.join(known)}")
+    return [(m, known[m]) for m in wanted]
+
+
+def reduce_dimension(ds, components: int, seed: int):
+    """The paper's preprocessing for a9a*1 and mnist*1 (Table 2): PCA to ``components`` dimensions (0: none)."""
+    if not components:
+        return ds
+    from sklearn.decomposition import PCA
+
+    X = ds.as_vectors()
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, float)
+    if components >= X.shape[1]:
+        raise InputError(f"--pca {components} must be below the data's {X.shape[1]} dimensions")
+    Z = PCA(components, random_state=seed).fit_transform(X)
+    return replace(ds, X=Z, image_shape=None)
 
 
 def baseline_label(args) -> str:
@@ -141,8 +181,8 @@ def dataset_names(args) -> list[str]:
 
 def protocol(args) -> str:
     return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
-            f"rule={args.rule}, backend={args.backend}, seeds={args.seed}..{args.seed + args.trials - 1}, "
-            f"{args.clock} seconds")
+            f"rule={args.rule}, backend={args.backend}, device={args.device}, seeds={args.seed}..{args.seed + args.trials - 1}, "
+            f"{args.clock} seconds" + (f", PCA to {args.pca} dimensions" if args.pca else ""))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -165,9 +205,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=("pairs", "triplets"), default="pairs",
                         help="pairs: O(1) per triplet from cached pair distances (ours); triplets: O(d²) per triplet "
                              "as the paper's cost model")
+    parser.add_argument("--methods", default="", help="comma list of the table's screened rows to run (default all)")
+    parser.add_argument("--pca", type=int, default=0, help="PCA to this many dimensions first (paper: a9a*1 16, mnist*1 32)")
+    parser.add_argument("--device", choices=DEVICES, default="numpy",
+                        help="numpy (default) or PyTorch on cpu / cuda (auto: cuda if visible, else numpy)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall: seconds waited; cpu: this process's CPU seconds (use on a loaded machine, with "
                              "OMP_NUM_THREADS=1)")
+    parser.add_argument("--verbose", action="store_true", help="print each finished path's time on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first subsample")
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")
     args = parser.parse_args(argv)

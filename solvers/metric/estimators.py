@@ -25,7 +25,7 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
 
     def __init__(self, lam: float = 1.0, k: int | None = 3, gamma: float = 0.05, diagonal: bool = False,
                  bound: str = "pgb", rule: str = "sphere", screening_period: int = 10, tol: float = 1e-6,
-                 max_iter: int = 5000, n_neighbors: int = 3):
+                 max_iter: int = 5000, n_neighbors: int = 3, device: str = "numpy"):
         self.lam = lam
         self.k = k
         self.gamma = gamma
@@ -36,6 +36,7 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.n_neighbors = n_neighbors
+        self.device = device
 
     def fit(self, X, y):
         if not (np.isscalar(self.lam) and self.lam > 0 and np.isfinite(self.lam)):
@@ -45,7 +46,8 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
         if self.rule not in RULES:
             raise InputError(f"rule = {self.rule!r}; choose one of {', '.join(RULES)}")
         X, y = _validated(self, X, y, fit=True)
-        problem = make_triplet_problem(X, y, k=self.k, gamma=self.gamma, diagonal=self.diagonal, scale=False)
+        problem = make_triplet_problem(X, y, k=self.k, gamma=self.gamma, diagonal=self.diagonal, scale=False,
+                                       device=self.device)
         lam_L, K = lambda_max(problem)
         screening = Screening(() if self.bound == "none" else (self.bound,), self.rule, self.screening_period)
         result = minimize(problem, self.lam, K / max(self.lam, lam_L), tol=self.tol, max_iter=self.max_iter,

@@ -27,6 +27,7 @@ from ..core import InputError, now
 from .bounds import DYNAMIC_BOUNDS, PATH_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from .problem import ReducedProblem, TripletProblem, inner, lambda_max, loss, margin_partition
 from .projected_gradient import Screening, minimize
+from .device_ranges import TorchRangeLedger
 from .ranges import RangeLedger
 from .rules import screen
 
@@ -80,7 +81,8 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     eps = 0.0 if lam >= lam_L else math.nan  # ε_0 = 0: K/λ_max is exact
     prev_loss = float(loss(problem.margins(M), gamma).sum())
     rows, histories, rounds, solutions, masks = [], [], [], [M], []
-    ledger = RangeLedger(problem, rho, keep_masks) if "rrpb" in bounds or range_screening else None
+    ledger_type = RangeLedger if problem.torch is None else TorchRangeLedger
+    ledger = ledger_type(problem, rho, keep_masks) if "rrpb" in bounds or range_screening else None
     # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
     path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere")
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)

@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core import InputError, check_array, check_labels, check_same_length, project_psd
+from .device import TorchPairs, resolve_device
 from .triplets import Triplets, build_triplets, scale_to_unit_box
 
 _CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norms
@@ -67,6 +68,7 @@ class TripletProblem:
     diagonal: bool
     name: str = "data"
     backend: str = "pairs"  # "pairs": O(1) per triplet via pair values; "triplets": O(d²) per triplet (paper's cost)
+    device: str = "numpy"  # "numpy", or a torch device for the pair/triplet arithmetic and eigh (device.py)
     U: np.ndarray = field(init=False, repr=False)  # pair features: u_p (full) or u_p∘u_p (diagonal)
     h_norm: np.ndarray = field(init=False, repr=False)  # ‖H_t‖_F (or ‖h_t‖₂)
 
@@ -75,6 +77,8 @@ class TripletProblem:
         diffs = self.X[T.pairs[:, 0]] - self.X[T.pairs[:, 1]]
         self.U = diffs * diffs if self.diagonal else diffs
         self.h_norm = self._triplet_norms(diffs)
+        self.device = resolve_device(self.device)
+        self.torch = None if self.device == "numpy" else TorchPairs(self.U, self.device, self.diagonal)
 
     def _triplet_norms(self, diffs: np.ndarray) -> np.ndarray:
         """‖H‖²_F = ‖a‖⁴ + ‖b‖⁴ − 2(a·b)² (digest §0); diagonal: ‖a∘a − b∘b‖²; in chunks of triplets."""
@@ -108,8 +112,11 @@ class TripletProblem:
 
     def psd_split(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(A_+, A_-) with A = A_+ + A_- and ⟨A_+, A_-⟩ = 0: core's PSD projection, or clipping for diagonal M."""
-        plus = np.maximum(A, 0.0) if self.diagonal else project_psd(A)
+        plus = np.maximum(A, 0.0) if self.diagonal else self._project_psd(A)
         return plus, A - plus
+
+    def _project_psd(self, A: np.ndarray) -> np.ndarray:
+        return project_psd(A) if self.torch is None else self.torch.project_psd(A)
 
     def supporting_normal(self, A: np.ndarray) -> np.ndarray:
         """P = −A_- = [−A]_+, built as a PSD matrix so that ⟨P, X⟩ ≥ 0 for every X ⪰ O holds exactly (Fig. 2).
@@ -117,7 +124,7 @@ class TripletProblem:
         Not A_+ − A: when A_- is tiny that difference is rounding noise, not PSD, and the half-space it defines
         can cut the cone (we saw false screens from it).
         """
-        return np.maximum(-A, 0.0) if self.diagonal else project_psd(-A)
+        return np.maximum(-A, 0.0) if self.diagonal else self._project_psd(-A)
 
     # -- triplet quantities through pairs (digest §1.6) --------------------------------------------------------
     def pair_values(self, M: np.ndarray, pair_rows: np.ndarray | None = None) -> np.ndarray:
@@ -127,7 +134,7 @@ class TripletProblem:
 
     def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """⟨H_t, M⟩ = d²_M(x_i, x_l) − d²_M(x_i, x_j) for all triplets or those in ``idx``."""
-        if self.backend == "triplets":
+        if self.backend == "triplets" or self.torch is not None:
             return self.subset(np.arange(self.n_triplets) if idx is None else idx).margins(M)
         q = self.pair_values(M)
         T = self.triplets
@@ -161,6 +168,8 @@ class TripletProblem:
 
     def signed_sum(self, plus: np.ndarray, minus: np.ndarray) -> np.ndarray:
         """Σ_{t ∈ plus} H_t − Σ_{t ∈ minus} H_t (index arrays): one signed scatter-add onto the pairs, one product."""
+        if self.torch is not None:
+            return self.subset(plus).combine(None) - self.subset(minus).combine(None)
         T, P = self.triplets, len(self.triplets.pairs)
         w = (np.bincount(T.diff[plus], minlength=P) - np.bincount(T.same[plus], minlength=P)
              - np.bincount(T.diff[minus], minlength=P) + np.bincount(T.same[minus], minlength=P)).astype(float)
@@ -213,6 +222,11 @@ class TripletSubset:
         return None if self.pair_rows.size == len(self.problem.triplets.pairs) else self.pair_rows
 
     @cached_property
+    def device_index(self):
+        """This subset's pair indices on the problem's torch device (uploaded once per subset)."""
+        return self.problem.torch.index(self.same, self.diff, self.pair_table_rows)
+
+    @cached_property
     def h_norm(self) -> np.ndarray:
         """‖H_t‖_F of these triplets (gathered once per subset)."""
         return self.problem.h_norm[self.idx]
@@ -226,6 +240,8 @@ class TripletSubset:
             if self.problem.diagonal:
                 return a @ M - b @ M
             return np.einsum("ij,ij->i", a @ M, a) - np.einsum("ij,ij->i", b @ M, b)
+        if self.problem.torch is not None:
+            return self.problem.torch.margins(self.device_index, M).cpu().numpy()
         q = self.problem.pair_values(M, self.pair_table_rows)
         return q[self.diff] - q[self.same]
 
@@ -240,6 +256,9 @@ class TripletSubset:
             if self.problem.diagonal:
                 return weights @ a - weights @ b
             return (a.T * weights) @ a - (b.T * weights) @ b
+        if self.problem.torch is not None:
+            index = self.device_index if where is None else self.problem.torch.index(same, diff, self.pair_table_rows)
+            return self.problem.torch.combine(index, None if weights is None else self.problem.torch.tensor(weights))
         P = self.pair_rows.size
         w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
         rows = self.pair_table_rows
@@ -264,6 +283,11 @@ class Evaluation:
 class ReducedProblem:
     """P̃_λ and D̃_λ for fixed screened sets L̂ (``in_L``) and R̂ (``in_R``) (digest §1.5)."""
 
+    #: (M, ⟨H_t, M⟩ over ``active``) from the last pass over the active triplets, or None: a later evaluation
+    #: at the same M (same object) reads the margins instead of recomputing them (the ledger's margins at
+    #: M_{t−1} serve the path bounds and the solver's first iterate; a narrowed problem keeps its share).
+    known: tuple[np.ndarray, np.ndarray] | None = None
+
     def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray, *,
                  active: TripletSubset | None = None, H_L: np.ndarray | None = None,
                  counts: tuple[int, int] | None = None) -> None:
@@ -276,11 +300,11 @@ class ReducedProblem:
 
     @classmethod
     def assemble(cls, problem: TripletProblem, active: TripletSubset, H_L: np.ndarray, counts: tuple[int, int],
-                 mask_source) -> "ReducedProblem":
-        """From parts already at hand (no pass over T): the active set, H_L̂, (|L̂|, |R̂|) and a function that
-        builds the masks over T when a caller asks for them."""
+                 mask_source, known: tuple[np.ndarray, np.ndarray] | None = None) -> "ReducedProblem":
+        """From parts already at hand (no pass over T): the active set, H_L̂, (|L̂|, |R̂|), a function that
+        builds the masks over T when a caller asks for them, and optionally margins already computed."""
         rp = cls.__new__(cls)
-        rp.problem, rp.active, rp.H_L = problem, active, H_L
+        rp.problem, rp.active, rp.H_L, rp.known = problem, active, H_L, known
         rp.n_L, rp.n_R = counts
         rp._masks, rp._mask_source = None, mask_source
         return rp
@@ -303,8 +327,10 @@ class ReducedProblem:
             in_L[A.idx[to_L]] = True
             in_R[A.idx[to_R]] = True
             return in_L, in_R
-        return ReducedProblem.assemble(self.problem, A.part(~(to_L | to_R)), H_L,
-                                       (self.n_L + new_L, self.n_R + new_R), masks)
+        keep = ~(to_L | to_R)
+        known = None if self.known is None else (self.known[0], self.known[1][keep])
+        return ReducedProblem.assemble(self.problem, A.part(keep), H_L,
+                                       (self.n_L + new_L, self.n_R + new_R), masks, known)
 
     def _screened_masks(self) -> tuple[np.ndarray, np.ndarray]:
         if self._masks is None:
@@ -327,10 +353,19 @@ class ReducedProblem:
         """P̃ and its gradient −Σ_A α_t H_t − H_L̂ + λM (eq. (16)); ``working`` ⊆ A restricts the pass (active set)."""
         gamma = self.problem.gamma
         part = self.active if working is None else working
-        x = part.margins(M)
-        alpha = dual_alpha(x, gamma)
-        S = part.combine(alpha) + self.H_L
-        total_loss = float(loss(x, gamma).sum()) + (1.0 - gamma / 2) * self.n_L - inner(M, self.H_L)
+        known = working is None and self.known is not None and self.known[0] is M
+        if self.problem.torch is not None and not known:  # the whole pass on the device (device.py)
+            x, alpha, part_loss, S = self.problem.torch.evaluate(part.device_index, M, gamma)
+        else:
+            x = self.known[1] if known else part.margins(M)
+            alpha = dual_alpha(x, gamma)
+            part_loss, S = float(loss(x, gamma).sum()), part.combine(alpha)
+        if working is None:
+            self.known = (M, x)
+        return self._evaluation(M, x, alpha, part_loss, S + self.H_L, lam)
+
+    def _evaluation(self, M, x, alpha, part_loss: float, S, lam: float) -> Evaluation:
+        total_loss = part_loss + (1.0 - self.problem.gamma / 2) * self.n_L - inner(M, self.H_L)
         primal = total_loss + 0.5 * lam * inner(M, M)
         return Evaluation(M, x, alpha, S, total_loss, primal, lam * M - S)
 
@@ -366,7 +401,8 @@ def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
 
 # -- construction and validation -----------------------------------------------------------------------------------
 def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, diagonal: bool = False,
-                         scale: bool = True, name: str = "data", backend: str = "pairs") -> TripletProblem:
+                         scale: bool = True, name: str = "data", backend: str = "pairs",
+                         device: str = "numpy") -> TripletProblem:
     """Validated problem from raw data: checks labels, NaNs and the memory budget before building triplets."""
     X = check_array(X, "X", allow_sparse=True)
     if hasattr(X, "toarray"):
@@ -377,8 +413,12 @@ def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, dia
         raise InputError(f"gamma = {gamma} must be in [0, 1) (0 is the hinge loss)")
     if backend not in ("pairs", "triplets"):
         raise InputError(f"backend = {backend!r}; choose pairs or triplets")
+    device = resolve_device(device)
+    if backend == "triplets" and device != "numpy":
+        raise InputError("backend = 'triplets' (the paper's per-triplet cost model) runs on numpy only; "
+                         "use backend='pairs' with a torch device")
     if k is not None and k < 1:
         raise InputError(f"k = {k} must be at least 1 (or None for all triplets)")
     X = scale_to_unit_box(X) if scale else X
     triplets = build_triplets(X, codes, k)
-    return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name, backend)
+    return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name, backend, device)

@@ -23,7 +23,7 @@ from .problem import ReducedProblem, TripletProblem, inner
 #: Ranges are converted to whole steps with this much slack in log(λ)/log(ρ), so that a range ending within
 #: rounding of a grid point releases its triplet one step early (safe) rather than one step late (unsafe).
 _STEP_SLACK = 1e-7
-_FOREVER = 1 << 40  # steps of a range that reaches λ = 0
+_FOREVER = 1 << 30  # steps of a range that reaches λ = 0 (int32: no path has that many λ)
 
 
 def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
@@ -49,7 +49,34 @@ def steps_covered(lower_end: np.ndarray, lam: float, rho: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log(lower_end / lam) * (1.0 / math.log(rho))  # λ_a = inf → −inf, λ_a = 0 → +inf, λ_a < 0 → nan
     z = np.where(lower_end <= 0, np.inf, z)
-    return np.ceil(np.clip(z - _STEP_SLACK, 0, _FOREVER)).astype(np.int64)
+    return np.ceil(np.clip(z - _STEP_SLACK, 0, _FOREVER)).astype(np.int32)
+
+
+def range_steps(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, lam: float, gamma: float,
+                rho: float) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, to_L): how many grid points λ, λρ, ... the RRPB range of each triplet covers, and whether it is
+    an L* range — the same numbers as ``steps_covered(min(range_lower_ends(...)))``, with the range ends
+    computed only for the triplets whose range is non-empty (Thm 4.1; R: h − εν > 1, L: h + εν < 1 − γ).
+
+    With s = −h (R side) or +h (L side) and c = 2 (R) or −2(1 − γ) (L) both sides read
+    λ_a = λ0 (mν + s + 2εν)/(mν − s − c), the two formulas of ``range_lower_ends``.
+    """
+    e_nu = eps * nu
+    to_L = h + e_nu < 1.0 - gamma
+    rows = np.flatnonzero(to_L | (h - e_nu > 1.0))
+    steps = np.zeros(h.size, np.int32)
+    if rows.size:
+        on_L = to_L[rows]
+        s = h[rows]
+        np.negative(s, out=s, where=~on_L)
+        m_nu = m * nu[rows]
+        num = m_nu + s
+        num += 2.0 * e_nu[rows]
+        den = m_nu - s
+        den -= np.where(on_L, -2.0 * (1.0 - gamma), 2.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            steps[rows] = steps_covered(lam0 * num / den, lam, rho)
+    return steps, to_L
 
 
 class RangeLedger:
@@ -57,7 +84,7 @@ class RangeLedger:
 
     def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False) -> None:
         self.problem, self.rho, self.keep_masks = problem, rho, keep_masks
-        self.release = np.zeros(problem.n_triplets, np.int64)  # first step the triplet's range no longer covers
+        self.release = np.zeros(problem.n_triplets, np.int32)  # first step the triplet's range no longer covers
         self.side_L = np.zeros(problem.n_triplets, bool)  # its range is an L* range (else R*)
         self.candidates = np.arange(problem.n_triplets)  # left unscreened at the last step
         self.H_L = problem.zeros()
@@ -80,33 +107,38 @@ class RangeLedger:
         candidates = np.concatenate([self.candidates, released]) if released.size else self.candidates
         examined = problem.subset(candidates)
         in_L = np.zeros(0, np.int64)
+        known = None
         if reference is not None and candidates.size:
             M0, lam0, eps = reference
-            r_end, l_end = range_lower_ends(examined.margins(M0), examined.h_norm, math.sqrt(inner(M0, M0)), eps,
-                                            lam0, problem.gamma)
-            # the two ranges exclude each other (h − εν > 1 and h + εν < 1 − γ), so one lower end per triplet
-            steps = steps_covered(np.minimum(r_end, l_end), lam, self.rho)
+            x0 = examined.margins(M0)
+            steps, to_L = range_steps(x0, examined.h_norm, math.sqrt(inner(M0, M0)), eps, lam0, lam,
+                                      problem.gamma, self.rho)
             covered = steps > 0
             newly = candidates[covered]
-            to_L = np.isfinite(l_end[covered])
-            self.release[newly] = t + steps[covered]
+            to_L = to_L[covered]
+            self.release[newly] = steps[covered] + t
             self.side_L[newly] = to_L
             in_L = newly[to_L]
             self.n_L += in_L.size
             self.n_R += newly.size - in_L.size
             if newly.size:
                 examined = examined.part(~covered)
+                x0 = x0[~covered]
+            known = (M0, x0)  # margins at M_{t−1} over the new active set: the solver's first evaluation
         self.candidates = examined.idx
         if out_L.size or in_L.size:
             self.H_L = self.H_L + problem.signed_sum(in_L, out_L)
-        return ReducedProblem.assemble(problem, examined, self.H_L, (self.n_L, self.n_R), self._masks_at(t))
+        return ReducedProblem.assemble(problem, examined, self.H_L, (self.n_L, self.n_R), self._masks_at(t), known)
+
+    def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.release.copy(), self.side_L.copy()
 
     def _masks_at(self, t: int):
         """The masks (in L̂, in R̂) over T at step t, built only if asked for, from a copy taken now (a copy of
         O(|T|) per λ: taken only when the path keeps its masks)."""
         if not self.keep_masks:
             return _masks_not_kept
-        release, side_L = self.release.copy(), self.side_L.copy()
+        release, side_L = self._state_copy()
 
         def masks() -> tuple[np.ndarray, np.ndarray]:
             covered = release > t

@@ -98,6 +98,17 @@ def test_bad_input_shows_an_error_not_a_traceback(monkeypatch):
     assert any("triplets" in e and "budget" in e for e in errors(at))
 
 
+def test_missing_gpu_is_an_error_not_a_traceback():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA GPU is visible here")
+    at = open_page("metric")
+    at.selectbox(key="ml.problem.device").set_value("cuda").run()
+    click_run(at)
+    assert not at.exception
+    assert any("CUDA" in e for e in errors(at))
+
+
 @pytest.mark.slow
 def test_random_walk_never_raises():
     random_walk("metric", seed=3, steps=8,

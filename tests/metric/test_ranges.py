@@ -60,3 +60,18 @@ def test_ledger_keeps_the_sets_and_H_L_of_fresh_rrpb_and_every_older_range(path)
         scale = max(1.0, float(np.abs(H_L).max()))
         np.testing.assert_allclose(rp.H_L, H_L, atol=1e-10 * scale * max(rp.n_L, 1))
     assert skipped > 0  # the saving: some steps left triplets alone
+
+
+def test_range_steps_equal_the_two_formulas_of_theorem_4_1():
+    """The fused per-candidate computation gives the same steps and sides as the two range ends of Thm 4.1."""
+    from solvers.metric.ranges import range_lower_ends, range_steps
+
+    rng = np.random.default_rng(3)
+    h = rng.normal(1.0, 2.0, 20_000)
+    nu = np.abs(h) * rng.uniform(1.0, 4.0, h.size) + rng.uniform(0, 0.1, h.size)  # ν‖M0‖ ≥ |h| (Cauchy–Schwarz)
+    for m, eps, gamma in ((1.0, 0.0, 0.05), (1.0, 0.01, 0.05), (2.0, 0.3, 0.0)):
+        steps, to_L = range_steps(h, nu / m, m, eps, 5.0, 5.0 * RHO, gamma, RHO)
+        r_end, l_end = range_lower_ends(h, nu / m, m, eps, 5.0, gamma)
+        assert np.array_equal(steps, steps_covered(np.minimum(r_end, l_end), 5.0 * RHO, RHO))
+        assert np.array_equal(to_L[steps > 0], np.isfinite(l_end)[steps > 0])
+        assert (steps > 0).any() and (steps == 0).any() and to_L[steps > 0].any() and (~to_L[steps > 0]).any()
