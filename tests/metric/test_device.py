@@ -1,8 +1,9 @@
-"""The torch backend (device.py) on the CPU: the same arithmetic as numpy, the same path, and safe screening."""
+"""The torch backend (device.py): the same arithmetic as numpy, the same path, and safe screening, on the CPU
+and, where a GPU is present, on CUDA (so the device code paths are checked on real hardware when there is one)."""
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from solvers.core import InputError
 from solvers.metric import TripletMetricLearner
@@ -12,10 +13,17 @@ from solvers.metric.problem import ReducedProblem
 from tests.metric.conftest import random_psd, tiny
 from tests.metric.test_safety import RHO, assert_safe
 
+TORCH_DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.fixture(scope="module", params=TORCH_DEVICES)
+def torch_device(request):
+    return request.param
+
 
 @pytest.fixture(scope="module", params=[False, True], ids=["full", "diagonal"])
-def pair(request):
-    return tiny("iris", 6, diagonal=request.param), tiny("iris", 6, diagonal=request.param, device="cpu")
+def pair(request, torch_device):
+    return tiny("iris", 6, diagonal=request.param), tiny("iris", 6, diagonal=request.param, device=torch_device)
 
 
 def test_one_pass_matches_numpy(pair):
@@ -47,10 +55,10 @@ def test_one_pass_matches_numpy(pair):
 
 
 @pytest.mark.parametrize("bounds", [("rrpb", "pgb"), ("dgb",)], ids="+".join)
-def test_torch_path_equals_numpy_path_and_is_safe(bounds):
-    """Screened path on torch-cpu: same λ grid and solutions as numpy (to the gap tolerance), and no screened
+def test_torch_path_equals_numpy_path_and_is_safe(bounds, torch_device):
+    """Screened path on torch: same λ grid and solutions as numpy (to the gap tolerance), and no screened
     triplet disagrees with the unscreened numpy path (test_safety's check)."""
-    ref, dev = tiny("iris", 6), tiny("iris", 6, device="cpu")
+    ref, dev = tiny("iris", 6), tiny("iris", 6, device=torch_device)
     tol = 1e-8
     naive = regularization_path(ref, bounds=(), rho=RHO, tol=1e-12, max_iter=50_000, analysis=False)
     a = regularization_path(ref, bounds=bounds, rho=RHO, tol=tol, max_iter=50_000, keep_masks=True, analysis=False)
@@ -63,19 +71,18 @@ def test_torch_path_equals_numpy_path_and_is_safe(bounds):
     assert_safe(dev, b, naive, tol)
 
 
-def test_estimator_on_torch_cpu_matches_numpy():
+def test_estimator_on_torch_matches_numpy(torch_device):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + 0.3 * rng.normal(size=40) > 0).astype(int)
     a = TripletMetricLearner(lam=0.5, tol=1e-9).fit(X, y)
-    b = TripletMetricLearner(lam=0.5, tol=1e-9, device="cpu").fit(X, y)
+    b = TripletMetricLearner(lam=0.5, tol=1e-9, device=torch_device).fit(X, y)
     np.testing.assert_allclose(b.metric_, a.metric_, atol=1e-5 * np.abs(a.metric_).max())
 
 
 def test_bad_devices_are_input_errors():
     with pytest.raises(InputError, match="choose one of"):
         resolve_device("tpu")
-    import torch
     if not torch.cuda.is_available():
         with pytest.raises(InputError, match="no CUDA GPU"):
             resolve_device("cuda")
@@ -84,14 +91,14 @@ def test_bad_devices_are_input_errors():
         tiny("iris", 3, backend="triplets", device="cpu")
 
 
-def test_device_ledger_makes_the_numpy_ledgers_decisions():
+def test_device_ledger_makes_the_numpy_ledgers_decisions(torch_device):
     """TorchRangeLedger (device_ranges.py) screens the same sets, with the same H_L̂, as RangeLedger."""
     import math
 
     from solvers.metric.device_ranges import TorchRangeLedger
     from solvers.metric.ranges import RangeLedger
 
-    ref, dev = tiny("iris", 6), tiny("iris", 6, device="cpu")
+    ref, dev = tiny("iris", 6), tiny("iris", 6, device=torch_device)
     naive = regularization_path(ref, bounds=(), rho=0.7, tol=1e-10, max_iter=50_000, analysis=False)
     a, b = RangeLedger(ref, 0.7, keep_masks=True), TorchRangeLedger(dev, 0.7, keep_masks=True)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()

@@ -7,6 +7,8 @@ import torch
 from solvers.npsvc.qp import simplex_qp
 from solvers.npsvc.torch_qp import FACES_MAX_K, simplex_qp_device, simplex_qp_faces
 
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])  # the GPU path where there is one
+
 
 def random_qp(rng, K, rank, scale):
     G = rng.standard_normal((K, rank)) * scale
@@ -24,12 +26,13 @@ def kkt_residual(A, b, x):
 @pytest.mark.parametrize("K", [1, 2, 3, 7, 10, FACES_MAX_K])
 @pytest.mark.parametrize("rank", [1, 3, None])
 @pytest.mark.parametrize("scale", [1e-4, 1.0])
-def test_faces_qp_is_exact(K, rank, scale):
+@pytest.mark.parametrize("device", DEVICES)
+def test_faces_qp_is_exact(K, rank, scale, device):
     rng = np.random.default_rng(100 * K + (rank or 0))
     for _ in range(5):
         A, b = random_qp(rng, K, min(rank or K, K), scale)
         f = lambda t: 0.5 * t @ A @ t + b @ t  # noqa: E731
-        tau = simplex_qp_faces(torch.tensor(A), torch.tensor(b)).numpy()
+        tau = simplex_qp_faces(torch.tensor(A, device=device), torch.tensor(b, device=device)).cpu().numpy()
         assert np.all(tau >= 0) and abs(tau.sum() - 1) <= 1e-12
         reference = simplex_qp(A, b)
         # never worse than the active-set solver, to rounding on the scale of the objective's terms
