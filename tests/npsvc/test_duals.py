@@ -71,7 +71,7 @@ def test_twsvm_hyperplanes_match_cvxpy(kernel):
         np.testing.assert_allclose(res.solution["U"][:, l], ref, atol=2e-5)
 
 
-def test_twsvm_one_by_one_equals_the_lockstep_solver():
+def test_twsvm_one_by_one_equals_run_twsvm():
     """The bench's TWSVM timing (duals solved one after another) gives run_twsvm's hyperplanes."""
     from solvers.npsvc.baselines import twsvm_one_by_one
 
@@ -133,3 +133,29 @@ def test_npsvm_matches_cvxpy(kernel):
         direct = (0.2 * u_l @ u_l + np.maximum(np.abs(f[own[:, l]]) - 0.2, 0).sum()
                   + 0.7 * np.maximum(1 - f[~own[:, l]], 0).sum())
         assert res.history[f"J_{l}"].iloc[-1] == pytest.approx(direct, rel=1e-9)
+
+
+@pytest.mark.parametrize("method, extra", [("twsvm", {}), ("pin-twsvm", {"tau_p": 0.3})])
+def test_twsvm_history_is_a_max_over_classes_solved_one_by_one(method, extra):
+    """Duals solved one after another: the recorded gap is the max over classes (unstarted ones at λ = 0,
+    relative gap 1), so it stays ≥ the last class's gap at λ = 0 until the last dual starts; ``iter`` counts
+    QP iterations over all classes; every row has the Chebyshev columns; the last row has accuracies."""
+    problem = small_problem("rbf")
+    res = npsvc.solve(problem, method, tol=1e-10, max_iter=50_000, c=0.7, r1=0.4, **extra)
+    h = res.history
+    assert res.converged and h["optimality"].iloc[-1] <= 1e-10 and np.all(np.diff(h["iter"]) > 0)
+    n_other = (~problem.own_mask()).sum(0)
+    at_zero = 0.7 * n_other  # J_l at u = 0
+    last_started = h["J_2"] != at_zero[2]
+    assert np.all(h.loc[~last_started, "optimality"] == 1.0)  # c n_{−l} ≥ 1: relative gap exactly 1 at λ = 0
+    assert {"J_0", "J_1", "J_2", "primal", "gap", "tau_0"} <= set(h.columns)
+    assert np.isfinite(h["train_acc"].iloc[-1])  # (small_problem has no test rows: test_acc is NaN)
+    np.testing.assert_allclose(h["objective"], h[["J_0", "J_1", "J_2"]].max(axis=1))
+
+
+def test_twsvm_callback_stops_inside_a_dual():
+    rows = []
+    res = npsvc.solve(small_problem("rbf"), "twsvm", tol=1e-12, max_iter=50_000,
+                      callback=lambda row: rows.append(row) or len(rows) < 2)
+    assert res.status == "stopped" and len(res.history) == 2 == len(rows)
+    assert np.isfinite(res.history["train_acc"].iloc[-1])
