@@ -130,19 +130,6 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "lambdas": [q.x.copy() for q in qps]})
 
 
-def twsvm_one_by_one(problem: NPSVCProblem, *, c: float = 1.0, r1: float = 0.1, tol: float = 1e-6) -> np.ndarray:
-    """TWSVM's hyperplanes (as ``run_twsvm``) with the K duals solved one after another by ``BoxQP.solve`` and no
-    history: the least our QP makes TWSVM cost, the honest denominator of the bench's K-NPSVC++ / TWSVM.
-
-    ``run_twsvm`` now solves the duals one after another too (it was 0.51–0.55 against 0.30 CPU s on digits
-    in lockstep) and matches this on digits and DNA; kept while USPS still shows 0.53 against 0.48 CPU s
-    (run_twsvm stops each dual on its relative gap and evaluates it every QP iteration)."""
-    own = problem.own_mask()
-    blocks = [ClassBlocks(problem.features, own[:, l], r1) for l in range(problem.n_classes)]
-    qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c).solve(tol, S=b.S) for b in blocks]
-    return np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
-
-
 def run_lstsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:
     features = problem.features
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
