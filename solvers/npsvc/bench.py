@@ -85,7 +85,7 @@ def time_one(name: str, repeats: int, max_train: int) -> dict:
     for _ in range(repeats):
         seconds["SVC"].append(fit_svc(problem)[2])
         # TWSVM as the page runs it, which is as fast as our QP allows: its duals one after another
-        # (baselines.run_twsvm; round 5's lockstep was 1.6-1.7 x slower, docs/benchmarks/npsvc.md)
+        # (baselines.run_twsvm; round 5's lockstep was 1.2-1.7 x slower, docs/benchmarks/npsvc.md)
         runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, 10) for label, tol in KNPSVC_TIMED.items()]
         for label, method, tol, max_iter in runs:
             fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
