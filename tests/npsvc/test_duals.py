@@ -71,14 +71,31 @@ def test_twsvm_hyperplanes_match_cvxpy(kernel):
         np.testing.assert_allclose(res.solution["U"][:, l], ref, atol=2e-5)
 
 
-def test_twsvm_one_by_one_equals_the_lockstep_solver():
-    """The bench's TWSVM timing (duals solved one after another) gives run_twsvm's hyperplanes."""
-    from solvers.npsvc.baselines import twsvm_one_by_one
+@pytest.mark.parametrize("tau_p", [0.0, 0.3])
+def test_twsvm_equals_its_duals_solved_alone_and_in_lockstep(tau_p):
+    """run_twsvm (duals one after another, each to its relative gap) against each dual solved by BoxQP.solve
+    to a KKT residual of 1e-12 and against round 5's lockstep iteration (baselines.advance), in λ and u."""
+    from solvers.npsvc.baselines import advance
 
     problem = small_problem("rbf")
-    res = npsvc.solve(problem, "twsvm", tol=1e-11, max_iter=50_000, c=0.7, r1=0.4)
-    U = twsvm_one_by_one(problem, c=0.7, r1=0.4, tol=1e-11)
-    np.testing.assert_allclose(U, res.solution["U"], rtol=0, atol=1e-8 * np.abs(U).max())
+    method, extra = ("pin-twsvm", {"tau_p": tau_p}) if tau_p else ("twsvm", {})
+    res = npsvc.solve(problem, method, tol=1e-12, max_iter=50_000, c=0.7, r1=0.4, **extra)
+    assert res.converged
+    blocks = [ClassBlocks(problem.features, own, 0.4) for own in problem.own_mask().T]
+    alone = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), 0.7, lower=-0.7 * tau_p).solve(1e-12, S=b.S)
+             for b in blocks]
+    lockstep = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), 0.7, lower=-0.7 * tau_p) for b in blocks]
+    for k in range(1, 50_000):
+        if max(q.kkt_residual() for q in lockstep) <= 1e-12:
+            break
+        advance(lockstep, [b.S for b in blocks], k)
+    for b, lam, a, s in zip(blocks, res.solution["lambdas"], alone, lockstep):
+        # the duals may have several minimisers (S_l is only PSD); u = Q_lΨ_{−l}ᵀλ is unique (strongly convex primal)
+        u = b.hyperplane(0.0, lam)
+        for ref in (a.x, s.x):
+            u_ref = b.hyperplane(0.0, ref)
+            np.testing.assert_allclose(u, u_ref, rtol=0, atol=1e-6 * np.abs(u_ref).max())
+            assert abs(0.5 * lam @ b.matvec(lam) - lam.sum() - (0.5 * ref @ b.matvec(ref) - ref.sum())) <= 1e-9 * len(lam)
 
 
 def test_twsvm_duality_gap_reaches_zero():
@@ -133,3 +150,29 @@ def test_npsvm_matches_cvxpy(kernel):
         direct = (0.2 * u_l @ u_l + np.maximum(np.abs(f[own[:, l]]) - 0.2, 0).sum()
                   + 0.7 * np.maximum(1 - f[~own[:, l]], 0).sum())
         assert res.history[f"J_{l}"].iloc[-1] == pytest.approx(direct, rel=1e-9)
+
+
+@pytest.mark.parametrize("method, extra", [("twsvm", {}), ("pin-twsvm", {"tau_p": 0.3})])
+def test_twsvm_history_is_a_max_over_classes_solved_one_by_one(method, extra):
+    """Duals solved one after another: the recorded gap is the max over classes (unstarted ones at λ = 0,
+    relative gap 1), so it stays ≥ the last class's gap at λ = 0 until the last dual starts; ``iter`` counts
+    QP iterations over all classes; every row has the Chebyshev columns; the last row has accuracies."""
+    problem = small_problem("rbf")
+    res = npsvc.solve(problem, method, tol=1e-10, max_iter=50_000, c=0.7, r1=0.4, **extra)
+    h = res.history
+    assert res.converged and h["optimality"].iloc[-1] <= 1e-10 and np.all(np.diff(h["iter"]) > 0)
+    n_other = (~problem.own_mask()).sum(0)
+    at_zero = 0.7 * n_other  # J_l at u = 0
+    last_started = h["J_2"] != at_zero[2]
+    assert np.all(h.loc[~last_started, "optimality"] == 1.0)  # c n_{−l} ≥ 1: relative gap exactly 1 at λ = 0
+    assert {"J_0", "J_1", "J_2", "primal", "gap", "tau_0"} <= set(h.columns)
+    assert np.isfinite(h["train_acc"].iloc[-1])  # (small_problem has no test rows: test_acc is NaN)
+    np.testing.assert_allclose(h["objective"], h[["J_0", "J_1", "J_2"]].max(axis=1))
+
+
+def test_twsvm_callback_stops_inside_a_dual():
+    rows = []
+    res = npsvc.solve(small_problem("rbf"), "twsvm", tol=1e-12, max_iter=50_000,
+                      callback=lambda row: rows.append(row) or len(rows) < 2)
+    assert res.status == "stopped" and len(res.history) == 2 == len(rows)
+    assert np.isfinite(res.history["train_acc"].iloc[-1])

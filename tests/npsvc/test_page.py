@@ -1,4 +1,5 @@
 """AppTest of the NPSVC++ page: default run, each method, extreme values, the tabs' own runs, bad input."""
+import numpy as np
 import pytest
 
 from solvers import npsvc as fam
@@ -17,6 +18,9 @@ def test_default_run_draws_primal_dual_accuracy_and_tau():
     conv = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Primal"))
     assert conv["layout"]["yaxis"]["type"] == "log" and conv["layout"]["xaxis"]["title"]["text"]
     assert len(at.dataframe[0].value) == 2
+    # TWSVM scores only when one of its duals is solved: the line joins those rows (no NaN gaps hide it)
+    twsvm_acc = as_array(next(t for t in conv["data"] if t["name"] == "TWSVM: test accuracy")["y"])
+    assert len(twsvm_acc) >= 2 and np.all(np.isfinite(twsvm_acc))
 
 
 @pytest.mark.parametrize("method", list(fam.METHODS))
