@@ -167,7 +167,12 @@ def refused(cost: Cost) -> bool:
 
 
 def _progress(row: dict, first: float | None, spec: LiveSpec) -> float:
-    """Share of the work done: iterations over max_iter, or decades of the measure gained towards tol."""
+    """Share of the work done: the solver's own ``progress`` column when it records one (a run of several
+    sub-solves, e.g. TWSVM's K duals one after another), else iterations over max_iter or decades of the
+    measure gained towards tol."""
+    own = row.get("progress")
+    if own is not None and math.isfinite(own):
+        return min(max(float(own), 0.0), 1.0)
     frac = 0.0
     if spec.max_iter:
         frac = min(1.0, row.get("iter", 0) / spec.max_iter)

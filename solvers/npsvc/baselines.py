@@ -82,7 +82,8 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     History: ``iter`` counts QP iterations over all classes; a row is recorded every tenth QP iteration of
     the dual being solved and when it stops (a row per QP iteration cost 7–9 % of the solve). Each row has
     J_l and the gap of that class from its current λ, the classes already solved at their final values and
-    the classes not yet started at λ = 0 (u_l = 0: J_l = c n_{−l}, dual 0, relative gap 1 when c n_{−l} ≥ 1).
+    the classes not yet started at λ = 0 (u_l = 0: J_l = c n_{−l}, dual 0, relative gap 1 when c n_{−l} ≥ 1),
+    and ``progress``, the share of the K duals done (for the page's progress bar, since ``iter`` runs to K·max_iter).
     So ``optimality``, the largest relative gap over classes, is a true max over classes and falls below tol
     only once every dual is solved; ``objective`` is max_l J_l as before. train_acc and test_acc (of the
     hyperplanes as they stand, unstarted ones at u = 0) are evaluated outside the solver clock when a dual
@@ -116,8 +117,10 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
                 with rec.excluded():
                     U[:, l] = b.hyperplane(0.0, qp.x)
                     train_acc, test_acc = problem.accuracies(U, np.linalg.norm(U, axis=0))
+            # share of the work for a progress bar: duals done, plus this one's budget used (capped below 1)
+            progress = (l + (1.0 if finished else min(qp.n_iter / max_iter, 0.99))) / K
             rec.record(solved + qp.n_iter, objective=float(J.max()), optimality=float(gaps.max()),
-                       train_acc=train_acc, test_acc=test_acc, qp_iters=solved + qp.n_iter,
+                       train_acc=train_acc, test_acc=test_acc, qp_iters=solved + qp.n_iter, progress=progress,
                        **chebyshev_columns(J, _uniform(K)))
             if finished:
                 break

@@ -168,6 +168,9 @@ def test_twsvm_history_is_a_max_over_classes_solved_one_by_one(method, extra):
     assert {"J_0", "J_1", "J_2", "primal", "gap", "tau_0"} <= set(h.columns)
     assert np.isfinite(h["train_acc"].iloc[-1])  # (small_problem has no test rows: test_acc is NaN)
     np.testing.assert_allclose(h["objective"], h[["J_0", "J_1", "J_2"]].max(axis=1))
+    # the progress column (the page's bar) rises through (0, 1] and reaches 1 only when the last dual is done
+    assert np.all(np.diff(h["progress"]) >= 0) and h["progress"].iloc[-1] == 1.0
+    assert np.all(h["progress"].iloc[:-1] < 1.0) and h["progress"].iloc[0] > 0
 
 
 def test_twsvm_callback_stops_inside_a_dual():

@@ -1,0 +1,21 @@
+"""The live progress bar's share of work (app/ui/runs._progress)."""
+from app.ui.runs import LiveSpec, _progress
+
+
+def spec(**kw) -> LiveSpec:
+    return LiveSpec(y="gap", y_title="gap", **kw)
+
+
+def test_iterations_over_the_cap_and_decades_towards_tol():
+    assert _progress({"iter": 25, "gap": 1.0}, 1.0, spec(max_iter=100)) == 0.25
+    # two of four decades from 1 to tol = 1e-4: half way, more than the iterations say
+    assert abs(_progress({"iter": 1, "gap": 1e-2}, 1.0, spec(max_iter=100, tol=1e-4)) - 0.5) < 1e-12
+
+
+def test_a_solvers_own_progress_column_wins_and_is_clipped():
+    """TWSVM records ``progress`` (duals done out of K): its ``iter`` runs to K·max_iter, so iter/max_iter
+    would fill the bar after the first dual or two."""
+    row = {"iter": 300, "gap": 1.0, "progress": 0.2}
+    assert _progress(row, 1.0, spec(max_iter=100)) == 0.2
+    assert _progress({**row, "progress": 1.7}, 1.0, spec(max_iter=100)) == 1.0
+    assert _progress({**row, "progress": float("nan")}, 1.0, spec(max_iter=100)) == 1.0  # NaN: back to iter/max_iter
