@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import ARTIFACTS
 from .test_browser import assert_no_exception, wait_for_app
@@ -85,7 +86,7 @@ def test_the_copied_link_reproduces_the_view(browser, app_url):
         code.hover()
         copy = code.locator("button").first
         if copy.count():
-            copy.click()
+            click_hover_button(page, code, copy)
             copied = page.evaluate("navigator.clipboard.readText()")
             assert copied.strip() == link
         assert {"fd.methods": ["heavy-ball"], "fd.problem.kappa": ["100"], "fd.view": ["convergence"]}.items() \
@@ -98,6 +99,20 @@ def test_the_copied_link_reproduces_the_view(browser, app_url):
         assert_no_exception(other)
     finally:
         context.close()
+
+
+def click_hover_button(page, owner, button, tries: int = 5) -> None:
+    """Click a toolbar button that Streamlit shows only while the pointer is over ``owner``: a rerun that
+    redraws the sidebar hides it again (a fresh-clone CI run waited 90 s on an invisible button), so hover
+    anew before each try."""
+    for _ in range(tries):
+        owner.hover()
+        try:
+            button.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            wait_for_app(page)
+    raise AssertionError(f"the button under {owner} never became clickable after {tries} hovers")
 
 
 def query_of(link: str) -> dict[str, list[str]]:
