@@ -86,9 +86,7 @@ def test_the_copied_link_reproduces_the_view(browser, app_url):
         code.hover()
         copy = code.locator("button").first
         if copy.count():
-            click_hover_button(page, code, copy)
-            copied = page.evaluate("navigator.clipboard.readText()")
-            assert copied.strip() == link
+            assert copy_with_button(page, code, copy) == link
         assert {"fd.methods": ["heavy-ball"], "fd.problem.kappa": ["100"], "fd.view": ["convergence"]}.items() \
             <= query_of(link).items()
         other = context.new_page()
@@ -101,18 +99,25 @@ def test_the_copied_link_reproduces_the_view(browser, app_url):
         context.close()
 
 
-def click_hover_button(page, owner, button, tries: int = 5) -> None:
-    """Click a toolbar button that Streamlit shows only while the pointer is over ``owner``: a rerun that
-    redraws the sidebar hides it again (a fresh-clone CI run waited 90 s on an invisible button), so hover
-    anew before each try."""
+def copy_with_button(page, owner, button, tries: int = 5) -> str:
+    """Click a copy button that Streamlit shows only while the pointer is over ``owner`` and return what
+    reached the clipboard ('' if nothing ever did). Under load a rerun can redraw the sidebar between the hover
+    and the click, hiding the button (a fresh-clone CI run waited 90 s on it) or leaving the click on a stale
+    one (another read an empty clipboard), so each try hovers anew and the clipboard is polled for 5 s."""
+    page.evaluate("navigator.clipboard.writeText('')")
     for _ in range(tries):
         owner.hover()
         try:
             button.click(timeout=10_000)
-            return
         except PlaywrightTimeout:
             wait_for_app(page)
-    raise AssertionError(f"the button under {owner} never became clickable after {tries} hovers")
+            continue
+        for _ in range(20):
+            copied = page.evaluate("navigator.clipboard.readText()").strip()
+            if copied:
+                return copied
+            page.wait_for_timeout(250)
+    return ""
 
 
 def query_of(link: str) -> dict[str, list[str]]:
