@@ -1,6 +1,8 @@
 """The family's method table and its ``solve`` entry point (core's ``solve_with``)."""
 from __future__ import annotations
 
+from threadpoolctl import threadpool_limits
+
 from ..core import Method, solve_with
 from .bcd import BCD_PARAMS, run_bcd
 from .cvxpy_reference import CVXPY_PARAMS, run_cvxpy
@@ -18,9 +20,18 @@ METHODS = {m.name: m for m in (
 )}
 
 
+#: up to this many features the BLAS runs on one thread: every step is a (rows × d)(d × m) product and a d × d
+#: eigendecomposition, too small for threads to pay, and a multi-threaded OpenBLAS spends its time synchronising:
+#: school (10,752 rows, d = 28), APG, 200 iterations at OMP_NUM_THREADS=2 took 7.4 s wall and 14.7 CPU s, and
+#: 0.54 s / 0.64 s on one thread (the page's fuzz crossed its 180 s hang guard there in a fresh-clone CI run)
+SINGLE_THREAD_MAX_D = 256
+
+
 def solve(problem: MultiTaskProblem, method: str, *, tol: float = 1e-6, max_iter: int = 2000, time_limit=None,
           callback=None, **params):
-    return solve_with(METHODS, problem, method, tol=tol, max_iter=max_iter, time_limit=time_limit,
-                      callback=callback, **params)
+    limits = 1 if problem.d <= SINGLE_THREAD_MAX_D else None  # None: leave the BLAS as it is
+    with threadpool_limits(limits=limits, user_api="blas"):
+        return solve_with(METHODS, problem, method, tol=tol, max_iter=max_iter, time_limit=time_limit,
+                          callback=callback, **params)
 
 

@@ -134,3 +134,21 @@ def test_callback_stops_and_time_excludes_it():
     res = mt.solve(problem, "apg", tol=1e-12, max_iter=100, callback=lambda row: seen.append(row) or len(seen) < 5)
     assert res.status == "stopped" and len(seen) == 5
     assert {"iter", "time", "objective", "grad_map", "L", "ls_trials"} <= set(res.history.columns)
+
+
+def test_small_problems_run_the_blas_on_one_thread_and_restore_it():
+    """Threads only add synchronisation at d ≤ SINGLE_THREAD_MAX_D (school at OMP_NUM_THREADS=2: 14× slower), so
+    the solver runs the BLAS on one thread and hands the caller's setting back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    from solvers.multitask.methods import SINGLE_THREAD_MAX_D, solve
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    before, seen = blas_threads(), []
+    problem = tiny_problem()
+    assert problem.d <= SINGLE_THREAD_MAX_D
+    solve(problem, "apg", max_iter=3, callback=lambda row: seen.append(blas_threads()))
+    assert seen and all(s == {1} for s in seen)
+    assert blas_threads() == before
