@@ -95,9 +95,16 @@ class LaplacianTerm:
         if self.matrix is not None:
             return self.matrix @ P
         vector = P.ndim == 1
-        block = P[:, None] if vector else P
-        out = lower_times(self.Psi, np.asarray(self.L @ lower_times(self.Psi, block)), transpose=True)  # Ψᵀ(LΨP)
+        out = self.products(P[:, None] if vector else P)[0]
         return out[:, 0] if vector else out
+
+    def products(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(M P, ΨP) for a p × d block P; ΨP is the inner product of Ψᵀ(L(ΨP)) (None when M is a matrix).
+        The U-step reuses it: its centres' ΨC = r₁(ΨP̂)V need no triangular product of their own."""
+        if self.matrix is not None:
+            return self.matrix @ P, None
+        PsiP = lower_times(self.Psi, P)
+        return lower_times(self.Psi, np.asarray(self.L @ PsiP), transpose=True), PsiP
 
     def dense(self) -> np.ndarray:
         return self.matrix if self.matrix is not None else _symmetric(self @ np.eye(self.shape[0]))
@@ -121,15 +128,14 @@ def polar(A: np.ndarray) -> np.ndarray:
     return U @ Vt
 
 
-def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int,
-        rtol: float = 1e-5) -> tuple[np.ndarray, np.ndarray | None]:
+def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int, rtol: float = 1e-5) -> np.ndarray:
     """max_{PᵀP=I} Tr(PᵀHP) + 2Tr(PᵀE), H = σI − μM, by P ← π_St(HP + E) (eq. 19).
 
     The objective ⟨P, HP + E⟩ + ⟨P, E⟩ comes free with the next iterate's HP + E; the loop stops
     when it rises by less than ``rtol`` (relative), or after ``n_iter`` steps (the code's 25).
     Every step increases it, so stopping early keeps the P-step a descent step for τᵀJ; GPI's
     tail is slow (relative gains ~1e-6 per step after 25 steps on digits), hence the loose rtol.
-    Returns P and, when the early stop computed it, MP_fn(P) for that P (the τ-step reuses it).
+    MP_fn(P) is called for the P returned when the loop stops early (KNPSVCState caches it for the τ-step).
     """
     previous = -np.inf
     for _ in range(n_iter):
@@ -137,10 +143,10 @@ def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int,
         A = sigma * P - MP + E
         value = float(np.sum(P * A) + np.sum(P * E))
         if value - previous <= rtol * max(1.0, abs(value)):
-            return P, MP
+            return P
         previous = value
         P = polar(A)
-    return P, None
+    return P
 
 
 def objectives(Psi, own, U, V, P, M, c, r1, r2, mu, F=None, MP=None) -> np.ndarray:
@@ -207,25 +213,32 @@ class KNPSVCState:
         self.qp_iters = 0
         self.stationarity = float("nan")
         self.F = self.Psi @ self.U  # ΨÛ, refreshed by the u-step (the only step that moves Û)
-        self._MP: tuple[np.ndarray, np.ndarray] | None = None  # (P̂, M P̂) for the P̂ it was computed at
+        self._MP: tuple | None = None  # (P̂, M P̂, ΨP̂) for the last P̂ at which M P̂ was computed
 
     def objectives(self) -> np.ndarray:
         return objectives(self.Psi, self.own, self.U, self.V, self.P, self.M, self.c, self.r1, self.r2, self.mu,
                           F=self.F, MP=self.MP())
 
     def MP(self) -> np.ndarray | None:
-        """M P̂ for the current P̂, computed once per P̂ (the objectives and the τ-step both need it)."""
-        if self.M is None:
-            return None
-        if self._MP is None or self._MP[0] is not self.P:
-            self._MP = (self.P, self.M @ self.P)
-        return self._MP[1]
+        """M P̂ for the current P̂, computed once per P̂: the objectives, the τ-step and the next P-step's first
+        GPI iteration all need it (and the U-step ΨP̂, see ``products``)."""
+        return None if self.M is None else self._products(self.P)[1]
+
+    def _products(self, P: np.ndarray) -> tuple:
+        if self._MP is None or self._MP[0] is not P:
+            self._MP = (P, *self.M.products(P))
+        return self._MP
+
+    def _PsiP(self) -> np.ndarray | None:
+        """ΨP̂ for the current P̂ if the Laplacian term has computed it, else None."""
+        return self._MP[2] if self._MP is not None and self._MP[0] is self.P else None
 
     def u_step(self) -> None:
         """Eqs. (14)–(16) corrected, each box QP warm-started from the previous λ_l."""
         C = self.r1 * (self.P @ self.V)  # centres r₁P̂v_l
         if self.gram is not None:  # a kernel: all classes' products at once (ustep.py)
-            Z, terms = self.gram.linear_terms(C)
+            PsiP = self._PsiP()
+            _, terms, solved = self.gram.linear_terms(C, None if PsiP is None else PsiP @ (self.r1 * self.V))
         else:
             terms = [b.Psi_other @ b.Q(C[:, l]) - 1.0 for l, b in enumerate(self.blocks)]  # r₁R_lᵀP̂v_l − 1
         self.qp_iters = 0
@@ -234,7 +247,7 @@ class KNPSVCState:
             self.lambdas[l], self._S_lambdas[l] = qp.x, qp.Sx
             self.qp_iters += qp.n_iter
         if self.gram is not None:
-            self.U, self.F = self.gram.hyperplanes(C, Z, self.lambdas)
+            self.U, self.F = self.gram.hyperplanes(C, solved, self.lambdas)
         else:
             self.U = np.column_stack([b.hyperplane(C[:, l], lam)
                                       for l, (b, lam) in enumerate(zip(self.blocks, self.lambdas))])
@@ -247,12 +260,10 @@ class KNPSVCState:
     def p_step(self) -> None:
         """GPI on eq. (19) with the current τ."""
         E = self.r1 * (self.U * self.tau) @ self.V.T
-        self.P, muMP = gpi(self.P, self._mu_MP, self.sigma, E, self.gpi_iter)
-        if muMP is not None and self.M is not None:
-            self._MP = (self.P, muMP / self.mu)
+        self.P = gpi(self.P, self._mu_MP, self.sigma, E, self.gpi_iter)
 
     def _mu_MP(self, P: np.ndarray):
-        return 0.0 if self.M is None else self.mu * (self.M @ P)
+        return 0.0 if self.M is None else self.mu * self._products(P)[1]
 
     def tau_step(self) -> np.ndarray:
         """Eq. (20) with momentum (eq. 26); returns the common direction Σ τ_l ∇^St J_l."""

@@ -143,3 +143,24 @@ def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem, strategy):
             state.v_step()
             state.p_step()
             state.descent_step(state.tau_step())
+
+
+def test_u_step_from_the_laplacian_terms_psi_p_equals_a_fresh_product(blob_problem):
+    """The U-step takes ΨC = r₁(ΨP̂)V from the Laplacian term's cached ΨP̂ when it is there; with the cache
+    dropped before every U-step (ΨC by its own triangular product) Û, ΨÛ and the duals are the same."""
+    cached, fresh = make_state(blob_problem, gamma=1.0), make_state(blob_problem, gamma=1.0)
+    for _ in range(3):
+        for state in (cached, fresh):
+            state.objectives()  # as run_knpsvc's record does: M P̂ and ΨP̂ at the current P̂
+        assert cached._PsiP() is not None
+        fresh._MP = None
+        for state in (cached, fresh):
+            state.u_step()
+        np.testing.assert_allclose(cached.U, fresh.U, rtol=0, atol=1e-11 * np.abs(fresh.U).max())
+        np.testing.assert_allclose(cached.F, fresh.F, rtol=0, atol=1e-11 * np.abs(fresh.F).max())
+        for a, b in zip(cached.lambdas, fresh.lambdas):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+        for state in (cached, fresh):
+            state.v_step()
+            state.p_step()
+            state.descent_step(state.tau_step())
