@@ -192,8 +192,8 @@ def class_objectives(F: np.ndarray, own: np.ndarray, c: float, loss: str = "hing
 
 # -- building problems ------------------------------------------------------
 def memory_estimate(n_train: int, n_test: int, n_classes: int) -> float:
-    """Bytes for K, Ψ and the blocks W_l = L_l⁻¹G_{l,−l} that ClassBlocks keeps (3n²; ΨᵀLΨ is never formed), the dual Hessians S_l
-    (about K·n²(1 − 1/K)²) and ψ(X_test)."""
+    """Bytes for K, Ψ and the blocks W_l = L_l⁻¹G_{l,−l} that ClassBlocks keeps (3n²; ΨᵀLΨ is never formed),
+    the dual Hessians S_l (about K·n²(1 − 1/K)²) and ψ(X_test)."""
     per_class = n_classes * (n_train * (1 - 1 / max(n_classes, 2))) ** 2
     return 8.0 * (3 * n_train**2 + per_class + n_test * n_train)
 
