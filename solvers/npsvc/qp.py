@@ -22,6 +22,11 @@ MatVec = Callable[[np.ndarray], np.ndarray]
 class BoxQP:
     """State of projected-gradient iterations for one box QP; ``step`` does one, ``solve`` many."""
 
+    # Re-solves per Newton step with the variables whose target left the box put on that bound (newton_step).
+    # QP iterations, TWSVM / K-NPSVC++ 10 outer iterations, with 0 / 2 / 5: DNA 84 / 35 / 35 and 359 / 68 / 68,
+    # digits 681 / 217 / 144 and 942 / 345 / 280, USPS 864 / 272 / 199 and 1112 / 414 / 358; 20 gains nothing more.
+    REFINEMENTS = 5
+
     def __init__(self, matvec: MatVec, q: np.ndarray, upper: float | np.ndarray, x0: np.ndarray | None = None,
                  lower: float | np.ndarray = 0.0, Sx0: np.ndarray | None = None):
         """``Sx0`` = S x0 when the caller has it (K-NPSVC++'s u-step keeps S_lλ_l from the previous outer
@@ -72,21 +77,39 @@ class BoxQP:
         """Newton step on the free variables (bounds with an outward gradient stay fixed), projected
         onto the box, then the exact line search of ``step`` — a gradient-projection/subspace step
         in the spirit of Moré & Toraldo (1991) that finishes once the active set is right.
+        Variables whose Newton target leaves the box are put on that bound and the Newton system re-solved on
+        the others with them fixed (up to REFINEMENTS times; a primal active-set move): clipping the target
+        alone left those variables a small step from the bound, the line search then stopped at t ≪ 1, and the
+        same free set came back step after step (a cold DNA dual: 151 QP iterations at a KKT residual ≈ 5e-4
+        over the last 120; 11 with the re-solve, one Newton step after the first ten BB steps).
         The Cholesky factor of S_ff is kept and reused while the free set does not change."""
         x, g, lo, c = self.x, self.grad, self.lower, self.upper
         free = np.flatnonzero(((x > lo) & (x < c)) | ((x <= lo) & (g < 0)) | ((x >= c) & (g > 0)))
         if free.size == 0:
             self.free_changed = False
             return self.step()
-        self.free_changed = self._free is None or not np.array_equal(free, self._free)
-        if self.free_changed:
-            S_ff = S[np.ix_(free, free)]
-            ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
-            S_ff[np.diag_indices_from(S_ff)] += ridge
-            self._free, self._factor = free, sla.cho_factor(S_ff, lower=True, overwrite_a=True, check_finite=False)
+        previous = self._free
         d = np.zeros_like(x)
-        d[free] = np.clip(x[free] - sla.cho_solve(self._factor, g[free], check_finite=False), lo[free], c[free])
-        d[free] -= x[free]
+        fixed = free[:0]  # variables whose Newton target left the box, moved to that bound
+        for refinement in range(self.REFINEMENTS + 1):
+            if self._free is None or not np.array_equal(free, self._free):
+                S_ff = S[np.ix_(free, free)]
+                ridge = 1e-12 * max(float(np.trace(S_ff)) / free.size, 1e-300)  # S may be singular (PSD)
+                S_ff[np.diag_indices_from(S_ff)] += ridge
+                self._free, self._factor = free, sla.cho_factor(S_ff, lower=True, overwrite_a=True,
+                                                                check_finite=False)
+            rhs = g[free] if fixed.size == 0 else g[free] + S[np.ix_(free, fixed)] @ d[fixed]
+            target = x[free] - sla.cho_solve(self._factor, rhs, check_finite=False)
+            crossing = (target < lo[free]) | (target > c[free])
+            if refinement == self.REFINEMENTS or not crossing.any() or crossing.all():
+                break
+            moved = free[crossing]
+            d[moved] = np.where(target[crossing] < lo[moved], lo[moved], c[moved]) - x[moved]
+            fixed, free = np.r_[fixed, moved], free[~crossing]
+        self.free_changed = previous is None or not np.array_equal(free, previous)
+        d[free] = np.clip(target, lo[free], c[free]) - x[free]
+        if fixed.size:
+            free = np.sort(np.r_[free, fixed])  # the rows where d is nonzero
         # d vanishes off the free set, so with S symmetric Sd = S[F]ᵀd_F reads |F| rows instead of all of S: a
         # warm solve's S_l is not in cache (K-NPSVC++ visits K of them per u-step) and its free set is 5–40 % of
         # the rows (K-NPSVC++ 10 iterations, CPU s: digits 0.628 → 0.558, USPS 0.83 → 0.754, DNA 0.419 → 0.382)
