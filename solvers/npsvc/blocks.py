@@ -19,6 +19,8 @@ of two triangular solves and a general product (DNA, n_l ≈ 290, n_{−l} ≈ 9
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -26,13 +28,17 @@ from .problem import KernelFeatures
 
 
 class RidgeInverse:
-    """x ↦ (r I + AᵀA)⁻¹ x for A (k×p), through the smaller of the two Cholesky factors."""
+    """x ↦ (r I + AᵀA)⁻¹ x for A (k×p), through the smaller of the two Cholesky factors; ``AAt`` = AAᵀ when the
+    caller has it (a kernel's Gram block G_ll: a gather instead of a k²p product, 0.015 → 0.0025 CPU s on DNA)."""
 
-    def __init__(self, A: np.ndarray, r: float):
+    def __init__(self, A: np.ndarray, r: float, AAt: np.ndarray | None = None):
         self.A, self.r = A, r
         k, p = A.shape
         self.primal = p <= k
-        small = A.T @ A if self.primal else A @ A.T
+        if self.primal:
+            small = A.T @ A
+        else:
+            small = A @ A.T if AAt is None else AAt
         small[np.diag_indices_from(small)] += r
         self.factor = sla.cho_factor(small, lower=True)
 
@@ -49,12 +55,12 @@ class ClassBlocks:
     """Q_l, and S_l as a matrix or an operator, for one hyperplane."""
 
     def __init__(self, features: KernelFeatures, own: np.ndarray, r1: float):
-        Psi = features.Psi
+        Psi = self.Psi = features.Psi
         self.own_rows = np.flatnonzero(own)
         self.other_rows = np.flatnonzero(~own)
-        self.Psi_other = Psi[self.other_rows]
-        self.Q = RidgeInverse(Psi[self.own_rows], r1)
-        n_other, p = self.Psi_other.shape
+        gram = None if features.gram_matrix is None else features.gram(self.own_rows, self.own_rows)
+        self.Q = RidgeInverse(Psi[self.own_rows], r1, gram)
+        n_other, p = len(self.other_rows), Psi.shape[1]
         self.S = None
         self.W = None  # L_l⁻¹G_{l,−l} of the Gram form, kept for K-NPSVC++'s U-step (ustep.py)
         if 2 * p >= n_other:
@@ -72,11 +78,20 @@ class ClassBlocks:
         S /= r1
         return S
 
+    @cached_property
+    def Psi_other(self) -> np.ndarray:
+        """Ψ_{−l}, copied only where S_l is an operator or the U-step goes class by class (linear kernel): with a
+        kernel it is n_{−l} × n, and copying it cost 0.016 (digits) to 0.019 CPU s (USPS) per fit."""
+        return self.Psi[self.other_rows]
+
     def matvec(self, lam: np.ndarray) -> np.ndarray:
         if self.S is not None:
             return self.S @ lam
         return self.Psi_other @ self.Q(self.Psi_other.T @ lam)
 
     def hyperplane(self, center: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """u = Q_l(center + Ψ_{−l}ᵀλ): eq. (15) with center = r₁P̂v_l (0 for TWSVM)."""
-        return self.Q(center + self.Psi_other.T @ lam)
+        """u = Q_l(center + Ψ_{−l}ᵀλ): eq. (15) with center = r₁P̂v_l (0 for TWSVM); Ψ_{−l}ᵀλ = Ψᵀy with y = λ on
+        the rows N_l and 0 elsewhere, without copying Ψ_{−l}."""
+        y = np.zeros(self.Psi.shape[0])
+        y[self.other_rows] = lam
+        return self.Q(center + self.Psi.T @ y)
