@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ..core import fista_momentum
 
@@ -100,7 +100,7 @@ class BoxQP:
         fixed = free[:0]  # variables whose Newton target left the box, moved onto that bound
         coupling = np.zeros(free.size)  # S[F, fixed] d_fixed
         for refinement in range(self.REFINEMENTS + 1):
-            target = x[free] - sla.cho_solve(self._factor, g[free] + coupling, check_finite=False)
+            target = x[free] - dpotrs(self._factor, g[free] + coupling, lower=1)[0]
             crossing = (target < lo[free]) | (target > c[free])
             if refinement == self.REFINEMENTS or not crossing.any() or crossing.all():
                 break
@@ -131,8 +131,12 @@ class BoxQP:
         self.n_iter += 1
 
     def _factorize(self, free: np.ndarray, S_ff: np.ndarray) -> None:
+        """Cholesky through LAPACK directly: scipy.linalg's cho_factor / cho_solve add ≈ 10 µs of argument checks
+        per call, and a K-NPSVC++ fit makes ≈ 1 000 of them on free sets of 40–100 variables (digits, USPS)."""
         self._free, self._S_ff = free, S_ff
-        self._factor = sla.cho_factor(S_ff, lower=True, check_finite=False)
+        self._factor, info = dpotrf(S_ff, lower=1, clean=0)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"the free block of S is not positive definite (LAPACK dpotrf info {info})")
 
     def solve(self, tol: float = 1e-8, max_iter: int = 10_000, S: np.ndarray | None = None,
               newton_every: int = 10) -> "BoxQP":
