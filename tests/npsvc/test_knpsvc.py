@@ -8,10 +8,10 @@ from solvers.npsvc.knpsvc import (
     KNPSVC_PARAMS,
     KNPSVCState,
     LaplacianTerm,
+    RiemannianGradients,
     largest_eigenvalue,
     normalized_laplacian,
     objectives,
-    riemannian_gradients,
 )
 
 
@@ -52,7 +52,7 @@ def test_riemannian_gradient_matches_finite_differences(blob_problem):
     state.u_step()
     state.v_step()
     U, V, P, M = state.U, state.V, state.P, state.M
-    Omega, pi = riemannian_gradients(U, V, P, M, state.mu, state.r1)
+    gradients = RiemannianGradients(U, V, P, M, state.mu, state.r1)
     h = 1e-6
     for l in range(3):
         G = np.zeros_like(P)
@@ -62,7 +62,24 @@ def test_riemannian_gradient_matches_finite_differences(blob_problem):
             plus = objectives(state.Psi, state.own, U, V, P + E, M, state.c, state.r1, state.r2, state.mu)[l]
             minus = objectives(state.Psi, state.own, U, V, P - E, M, state.c, state.r1, state.r2, state.mu)[l]
             G[idx] = (plus - minus) / (2 * h)
-        np.testing.assert_allclose(Omega[l] + pi, (G @ P.T - P @ G.T) @ P, atol=1e-5)
+        np.testing.assert_allclose(gradients.combined(np.eye(3)[l]), (G @ P.T - P @ G.T) @ P, atol=1e-5)
+
+
+def test_tau_step_gram_from_the_rank_two_factors_equals_the_explicit_one(blob_problem):
+    """⟨Ω_l, Ω_m⟩ and ⟨Ω_l, π⟩ from p × K and d × K products equal those of the explicit p × d matrices
+    Ω_l = ∇^St J_l − π, and Σ τ_l ∇^St J_l is linear in τ."""
+    state = make_state(blob_problem, gamma=1.0)
+    for _ in range(2):
+        state.iterate()
+    gradients = RiemannianGradients(state.U, state.V, state.P, state.M, state.mu, state.r1)
+    Omega = np.stack([gradients.combined(e) - gradients.pi for e in np.eye(state.K)])
+    flat = Omega.reshape(state.K, -1)
+    gram, cross = gradients.gram()
+    np.testing.assert_allclose(gram, flat @ flat.T, rtol=0, atol=1e-12 * np.abs(flat @ flat.T).max())
+    np.testing.assert_allclose(cross, flat @ gradients.pi.ravel(), rtol=0, atol=1e-12 * np.abs(flat).max()
+                               * np.abs(gradients.pi).sum())
+    tau = np.array([0.2, 0.5, 0.3])
+    np.testing.assert_allclose(gradients.combined(tau), np.tensordot(tau, Omega, axes=1) + gradients.pi, atol=1e-13)
 
 
 def test_reduces_to_twsvm_when_v_vanishes(blob_problem):
