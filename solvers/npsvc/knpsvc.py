@@ -241,7 +241,8 @@ class KNPSVCState:
         self._S_lambdas: list[np.ndarray | None] = [None] * K  # S_lλ_l: the next u-step's warm start needs it
         self.qp_iters = 0
         self.stationarity = float("nan")
-        self.F = self.Psi @ self.U  # ΨÛ, refreshed by the u-step (the only step that moves Û)
+        # ΨÛ, refreshed by the u-step (the only step that moves Û); a kernel's Ψ is triangular: trmm, half the flops
+        self.F = lower_times(self.Psi, self.U) if features.chol is not None else self.Psi @ self.U
         self._MP: tuple | None = None  # (P̂, M P̂, ΨP̂) for the last P̂ at which M P̂ was computed
 
     def objectives(self) -> np.ndarray:
