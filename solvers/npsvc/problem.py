@@ -118,7 +118,8 @@ class KernelFeatures:
     def gram(self, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
         """Blocks of ΨΨᵀ without forming all of it for the linear kernel."""
         if self.gram_matrix is None:
-            return self.Psi[rows_a] @ self.Psi[rows_b].T
+            A = self.Psi[rows_a]
+            return A @ (A if rows_b is rows_a else self.Psi[rows_b]).T  # AAᵀ: syrk, exactly symmetric
         return self.gram_matrix[np.ix_(rows_a, rows_b)]
 
 
@@ -191,8 +192,8 @@ def class_objectives(F: np.ndarray, own: np.ndarray, c: float, loss: str = "hing
 
 # -- building problems ------------------------------------------------------
 def memory_estimate(n_train: int, n_test: int, n_classes: int) -> float:
-    """Bytes for K, Ψ and K-NPSVC++'s Gram blocks G_{l,−l} (3n²; ΨᵀLΨ is never formed), the dual Hessians S_l
-    (about K·n²(1 − 1/K)²) and ψ(X_test)."""
+    """Bytes for K, Ψ and the blocks W_l = L_l⁻¹G_{l,−l} that ClassBlocks keeps (3n²; ΨᵀLΨ is never formed),
+    the dual Hessians S_l (about K·n²(1 − 1/K)²) and ψ(X_test)."""
     per_class = n_classes * (n_train * (1 - 1 / max(n_classes, 2))) ** 2
     return 8.0 * (3 * n_train**2 + per_class + n_test * n_train)
 

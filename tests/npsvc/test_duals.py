@@ -56,8 +56,10 @@ def test_explicit_and_operator_S_agree():
     dense = b.Psi_other @ b.Q(b.Psi_other.T)
     np.testing.assert_allclose(b.matvec(lam), dense @ lam, rtol=1e-10)
     kb = ClassBlocks(small_problem("rbf").features, own, 0.5)  # p = n ≥ n_other/2: Gram-block formula
-    assert kb.S is not None
+    assert kb.S is not None and kb.W is not None
     np.testing.assert_allclose(kb.S, kb.Psi_other @ kb.Q(kb.Psi_other.T), atol=1e-9)
+    # (G_{−l,−l} − WᵀW)/r₁ is exactly symmetric: the Newton step's product S[F]ᵀd_F relies on it
+    np.testing.assert_array_equal(kb.S, kb.S.T)
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])

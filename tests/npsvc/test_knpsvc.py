@@ -8,10 +8,11 @@ from solvers.npsvc.knpsvc import (
     KNPSVC_PARAMS,
     KNPSVCState,
     LaplacianTerm,
+    RiemannianGradients,
     largest_eigenvalue,
     normalized_laplacian,
     objectives,
-    riemannian_gradients,
+    polar,
 )
 
 
@@ -52,7 +53,7 @@ def test_riemannian_gradient_matches_finite_differences(blob_problem):
     state.u_step()
     state.v_step()
     U, V, P, M = state.U, state.V, state.P, state.M
-    Omega, pi = riemannian_gradients(U, V, P, M, state.mu, state.r1)
+    gradients = RiemannianGradients(U, V, P, M, state.mu, state.r1)
     h = 1e-6
     for l in range(3):
         G = np.zeros_like(P)
@@ -62,7 +63,24 @@ def test_riemannian_gradient_matches_finite_differences(blob_problem):
             plus = objectives(state.Psi, state.own, U, V, P + E, M, state.c, state.r1, state.r2, state.mu)[l]
             minus = objectives(state.Psi, state.own, U, V, P - E, M, state.c, state.r1, state.r2, state.mu)[l]
             G[idx] = (plus - minus) / (2 * h)
-        np.testing.assert_allclose(Omega[l] + pi, (G @ P.T - P @ G.T) @ P, atol=1e-5)
+        np.testing.assert_allclose(gradients.combined(np.eye(3)[l]), (G @ P.T - P @ G.T) @ P, atol=1e-5)
+
+
+def test_tau_step_gram_from_the_rank_two_factors_equals_the_explicit_one(blob_problem):
+    """⟨Ω_l, Ω_m⟩ and ⟨Ω_l, π⟩ from p × K and d × K products equal those of the explicit p × d matrices
+    Ω_l = ∇^St J_l − π, and Σ τ_l ∇^St J_l is linear in τ."""
+    state = make_state(blob_problem, gamma=1.0)
+    for _ in range(2):
+        state.iterate()
+    gradients = RiemannianGradients(state.U, state.V, state.P, state.M, state.mu, state.r1)
+    Omega = np.stack([gradients.combined(e) - gradients.pi for e in np.eye(state.K)])
+    flat = Omega.reshape(state.K, -1)
+    gram, cross = gradients.gram()
+    np.testing.assert_allclose(gram, flat @ flat.T, rtol=0, atol=1e-12 * np.abs(flat @ flat.T).max())
+    np.testing.assert_allclose(cross, flat @ gradients.pi.ravel(), rtol=0, atol=1e-12 * np.abs(flat).max()
+                               * np.abs(gradients.pi).sum())
+    tau = np.array([0.2, 0.5, 0.3])
+    np.testing.assert_allclose(gradients.combined(tau), np.tensordot(tau, Omega, axes=1) + gradients.pi, atol=1e-13)
 
 
 def test_reduces_to_twsvm_when_v_vanishes(blob_problem):
@@ -143,3 +161,38 @@ def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem, strategy):
             state.v_step()
             state.p_step()
             state.descent_step(state.tau_step())
+
+
+def test_u_step_from_the_laplacian_terms_psi_p_equals_a_fresh_product(blob_problem):
+    """The U-step takes ΨC = r₁(ΨP̂)V from the Laplacian term's cached ΨP̂ when it is there; with the cache
+    dropped before every U-step (ΨC by its own triangular product) Û, ΨÛ and the duals are the same."""
+    cached, fresh = make_state(blob_problem, gamma=1.0), make_state(blob_problem, gamma=1.0)
+    for _ in range(3):
+        for state in (cached, fresh):
+            state.objectives()  # as run_knpsvc's record does: M P̂ and ΨP̂ at the current P̂
+        assert cached._PsiP() is not None
+        fresh._MP = None
+        for state in (cached, fresh):
+            state.u_step()
+        np.testing.assert_allclose(cached.U, fresh.U, rtol=0, atol=1e-11 * np.abs(fresh.U).max())
+        np.testing.assert_allclose(cached.F, fresh.F, rtol=0, atol=1e-11 * np.abs(fresh.F).max())
+        for a, b in zip(cached.lambdas, fresh.lambdas):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+        for state in (cached, fresh):
+            state.v_step()
+            state.p_step()
+            state.descent_step(state.tau_step())
+
+
+@pytest.mark.parametrize("cond", [1e1, 1e2, 1e5])
+def test_polar_factor_equals_the_svd_one(cond):
+    """π_St(A) = U_A V_Aᵀ: through eig(AᵀA) when A is well conditioned, the thin SVD otherwise (cond 1e5 takes the
+    fallback); both give orthonormal columns and the SVD's answer."""
+    rng = np.random.default_rng(int(cond))
+    Q1, _ = np.linalg.qr(rng.standard_normal((200, 6)))
+    Q2, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    A = (Q1 * np.geomspace(1.0, 1.0 / cond, 6)) @ Q2
+    U, _, Vt = np.linalg.svd(A, full_matrices=False)
+    P = polar(A)
+    np.testing.assert_allclose(P.T @ P, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(P, U @ Vt, atol=1e-11)

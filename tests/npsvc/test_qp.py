@@ -45,6 +45,25 @@ def test_box_qp_objective_never_increases():
     assert np.all(np.diff(values) <= 1e-12)
 
 
+@pytest.mark.parametrize("lower", [0.0, -0.2])
+def test_newton_step_moves_variables_whose_target_leaves_the_box_to_their_bound(lower):
+    """S = I + a small coupling and targets −q_i either well inside the box or well outside it: one Newton step
+    from the box's centre lands on the optimum, because the variables whose Newton target leaves the box are put
+    on that bound and the rest re-solved with them fixed (qp.py). A step that only clipped its target and
+    line-searched the clipped direction would stop short of it (t < 1)."""
+    rng = np.random.default_rng(6)
+    n = 30
+    S = np.eye(n) + 0.05 * random_psd(rng, n)
+    unconstrained = rng.choice([-2.0, 0.3, 0.5, 0.7, 3.0], n)
+    q = -S @ unconstrained
+    qp = BoxQP(lambda v: S @ v, q, 1.0, np.full(n, 0.5), lower=lower)
+    qp.newton_step(S)
+    ref = BoxQP(lambda v: S @ v, q, 1.0, lower=lower).solve(1e-13, 100_000)
+    assert np.any(ref.x <= lower) and np.any(ref.x >= 1.0)  # both bounds active at the optimum
+    assert qp.n_iter == 1 and qp.kkt_residual() <= 1e-12
+    np.testing.assert_allclose(qp.x, ref.x, atol=1e-11)
+
+
 def test_box_qp_warm_start_at_optimum_stops_at_once():
     rng = np.random.default_rng(3)
     S, q = random_psd(rng, 20), rng.standard_normal(20)
