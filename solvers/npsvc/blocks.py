@@ -10,8 +10,9 @@ wrong shapes in either orientation convention; the forms above are the ones that
 (16) equal the primal (checked against cvxpy in tests/npsvc/test_qp.py).
 
 Q_l is applied through whichever Cholesky factor is smaller (p×p or n_l×n_l) and never stored
-as a dense p×p inverse. S_l is formed explicitly from Gram blocks when that is cheaper than
-applying it as Ψ_{−l}Q_lΨ_{−l}ᵀ (i.e. when p is not small against n_{−l}): with ΨΨᵀ = G and
+as a dense p×p inverse. S_l is formed explicitly when that is cheaper than applying it as
+Ψ_{−l}Q_lΨ_{−l}ᵀ (p not small against n_{−l}) or small enough to hold (EXPLICIT_ROWS), from Gram blocks
+with a kernel: with ΨΨᵀ = G and
 r₁I + G_{l,l} = L_lL_lᵀ,
 S_l = (1/r₁)[G_{−l,−l} − G_{−l,l}(r₁I + G_{l,l})⁻¹G_{l,−l}] = (1/r₁)[G_{−l,−l} − W_lᵀW_l],  W_l = L_l⁻¹G_{l,−l}:
 one triangular solve and a symmetric rank-n_l product (numpy's WᵀW is BLAS syrk, exactly symmetric), in place
@@ -26,6 +27,11 @@ import scipy.linalg as sla
 from scipy.linalg.lapack import dtrtrs
 
 from .problem import KernelFeatures
+
+# S_l is also formed explicitly below this many other-class rows (128 MiB), whatever the feature dimension: the
+# box QP's Newton steps (qp.BoxQP.newton_step) need the matrix, and without them its BB steps took 1 300–1 500
+# iterations per dual on ill-conditioned linear-kernel duals (digits, 300 rows, unstandardised, r₁ = 1).
+EXPLICIT_ROWS = 4096
 
 
 class RidgeInverse:
@@ -69,7 +75,7 @@ class ClassBlocks:
         n_other, p = len(self.other_rows), Psi.shape[1]
         self.S = None
         self.W = None  # L_l⁻¹G_{l,−l} of the Gram form, kept for K-NPSVC++'s U-step (ustep.py)
-        if 2 * p >= n_other:
+        if 2 * p >= n_other or n_other <= EXPLICIT_ROWS:
             self.S = self._explicit_S(features, r1)
 
     def _explicit_S(self, features: KernelFeatures, r1: float) -> np.ndarray:
