@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import HistoryRecorder, Param
-from .newton import Point, Subproblem, sncg
+from .newton import GramCache, Point, Subproblem, sncg
 from .problem import SMMProblem, dual_objective, primal_objective, relative_gap, relobj
 
 SIGMA_MAX = 1e6
@@ -101,6 +101,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
     row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float))  # for the Newton steps' epochs (newton.Epoch)
+    gram = GramCache()  # X_JX_Jᵀ across ALM steps: J1 changes by a few rows
     for k in range(1, 10**9):
         sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
                          row_norms)
@@ -114,7 +115,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
             return max(float(np.linalg.norm(pt.gW)) / scale_W(pt), abs(pt.gb) / root_n) <= tol_sub
 
         Xw = state.Xw if state.Xw is not None else X_times(X, state.W)
-        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton)
+        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton, gram=gram)
         sigma = state.sigma
         v = (pt.omega - pt.p_omega) / sigma  # (9)
         state.W, state.b, state.lam, state.Xw = pt.W, pt.b, -pt.p_omega, pt.Xw  # multipliers: Moreau form (39)

@@ -156,7 +156,8 @@ def _assembled_newton(sub, pt, rho):
 @pytest.mark.parametrize("path", ["cg", "direct"])
 @pytest.mark.parametrize("tau", [0.3, 50.0, 0.0])
 def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path, tau):
-    """(40)-(41) (CG or the Woodbury/direct solve) reproduce the assembled system (18)-(19)."""
+    """(40)-(41) (CG or the direct solves: Woodbury when G = I, the spectral-basis Woodbury when G ≠ I)
+    reproduce the assembled system (18)-(19); p < q here, so V_2 is in play."""
     from dataclasses import replace
 
     sub = _subproblem(problem.with_C(1.0), sigma=2.0, nuclear=tau > 0)
@@ -168,11 +169,12 @@ def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path
     pt = evaluate(sub, W, 0.1, problem.X @ W.ravel())
     rho = 0.05
     stats = NewtonStats()
-    dW, db = newton_direction(sub, pt, rho, 1e-13, 1000, np.zeros(W.size), stats)
+    dW, db = newton_direction(sub, pt, rho, 1e-13, 1000, np.zeros(W.size), stats, newton.GramCache())
     ref_dW, ref_db = _assembled_newton(sub, pt, rho)
     assert stats.j1 > 0
-    if path == "direct" and (tau == 0 or tau == 50.0):
-        assert stats.direct == 1
+    if tau == 0.3:
+        assert pt.spec.rank_alpha > 0  # G ≠ I: the spectral-basis Woodbury solve
+    assert stats.direct == (1 if path == "direct" else 0)
     np.testing.assert_allclose(dW, ref_dW, rtol=1e-7, atol=1e-9)
     assert db == pytest.approx(ref_db, rel=1e-7, abs=1e-9)
 
