@@ -17,8 +17,9 @@ Newton systems (18)–(19) are reduced to W alone by the Schur complement (40)�
     Ṽ = I + σG + σA_J1*A_J1 − (σ²/c) A_J1*y y A_J1,   c = σ|J1| + ρ + δ',  r₂ = −∇_bφ,
 
 with J1 = {0 < ω_j < C} (37) and G ∈ ∂Π_B (Sec. 4.1; G = I when ‖X_σ‖₂ ≤ τ). One Ṽ product
-costs O(max(|J1|, |α|)·pq) (Table 1). When G = I the system is solved directly instead
-(Woodbury on |J1|×|J1|, or the pq×pq normal matrix) if that is cheaper than CG.
+costs O(max(|J1|, |α|)·pq) (Table 1). The system is solved directly instead when that is cheaper
+than CG: for G = I by Woodbury on |J1|×|J1| or the pq×pq normal matrix, for G ≠ I by Woodbury with
+(I + σG)⁻¹ in closed form in the singular-vector basis (`_spectral_woodbury`; not in the paper).
 """
 from __future__ import annotations
 
