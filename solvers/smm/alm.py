@@ -102,7 +102,9 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     root_n = 1.0 + np.sqrt(n)
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
-    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float))  # for the Newton steps' epochs (newton.Epoch)
+    # for the Newton steps' epochs (newton.Epoch); none on float32 samples: the epoch's sums of certified capped rows
+    # are float32 products, and their rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, round 6)
+    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float)) if X.dtype == np.float64 else None
     gram = GramCache()  # X_JX_Jᵀ across ALM steps: J1 changes by a few rows
     for k in range(1, 10**9):
         sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
