@@ -154,7 +154,8 @@ def fast_sigma(sigma: float, C: float) -> float:
     σ < C < SIGMA_FAST·σ. J1 = {0 < ω_j < C} (37) is a window of width C/σ in the residuals 1 − y_j f(X_j);
     a ×3 jump across σ ≈ C turned a wide window into a narrow one in one step and cost one subproblem 27
     Newton steps at τ = 10, C = 100 (docs/benchmarks/smm.md, round 6). Any nondecreasing σ_k keeps
-    Algorithm 1 convergent (Theorem 3.1 asks σ_k ↑ σ_∞ ≤ ∞), so the factor is a speed choice, measured there."""
+    Algorithm 1 convergent (its Step 3 asks only σ_{k+1} ↑ σ_∞ ≤ ∞; Theorem 3.1), so the factor is a speed
+    choice, measured there."""
     if sigma < C < SIGMA_FAST * sigma:
         return SIGMA_CROSSING * sigma
     return SIGMA_FAST * sigma
