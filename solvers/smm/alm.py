@@ -10,8 +10,9 @@ Inexactness (our documented stand-in for rules (A)/(B), §2.3 of the digest): th
 stops when max(η_W, η_b) at its candidate point is at most
 max(0.2·ε, min(0.1, 0.2·pinf_{k−1}, 0.1·k^{−1.2})), pinf = max(η_λ, η_Λ): summable in k, never
 finer than the current primal infeasibility warrants, and fine enough that η_kkt ≤ ε is
-reachable. σ grows ×1.2 every second step up to σ_∞ = 1e6 (the authors' schedule), and ×3 after
-a step that failed to halve the primal infeasibility max(η_λ, η_Λ): without that safeguard the
+reachable. σ grows ×1.2 every second step up to σ_∞ = 1e6 (the authors' schedule), and ×3 (×2 when
+that would carry σ across C, `fast_sigma`) after a step that failed to halve the primal infeasibility
+max(η_λ, η_Λ): without that safeguard the
 schedule needs ~60 steps on unscaled data such as digits (pixels 0–16) where σ₀ = min(100C, 3000)
 is far too small. σ stays put while the primal infeasibility is below ε or below the dual residual
 max(η_W, η_b): then the subproblem, not σ, is the bottleneck, and growing σ only made it harder
@@ -27,12 +28,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import HistoryRecorder, Param
-from .newton import Point, Subproblem, sncg
+from .newton import GramCache, Point, Subproblem, sncg
 from .problem import SMMProblem, dual_objective, primal_objective, relative_gap, relobj
 
 SIGMA_MAX = 1e6
 SIGMA_SCALE, SIGMA_EVERY = 1.2, 2
 SLOW_PROGRESS, SIGMA_FAST = 0.5, 3.0
+SIGMA_CROSSING = 2.0  # the factor instead of SIGMA_FAST when that jump would carry σ across C (see fast_sigma)
 
 
 @dataclass
@@ -100,7 +102,10 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     root_n = 1.0 + np.sqrt(n)
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
-    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float))  # for the Newton steps' epochs (newton.Epoch)
+    # for the Newton steps' epochs (newton.Epoch); none on float32 samples: the epoch's sums of certified capped rows
+    # are float32 products, and their rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, round 6)
+    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float)) if X.dtype == np.float64 else None
+    gram = GramCache()  # X_JX_Jᵀ across ALM steps: J1 changes by a few rows
     for k in range(1, 10**9):
         sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
                          row_norms)
@@ -114,7 +119,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
             return max(float(np.linalg.norm(pt.gW)) / scale_W(pt), abs(pt.gb) / root_n) <= tol_sub
 
         Xw = state.Xw if state.Xw is not None else X_times(X, state.W)
-        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton)
+        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton, gram=gram)
         sigma = state.sigma
         v = (pt.omega - pt.p_omega) / sigma  # (9)
         state.W, state.b, state.lam, state.Xw = pt.W, pt.b, -pt.p_omega, pt.Xw  # multipliers: Moreau form (39)
@@ -139,9 +144,21 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
         if pinf <= max(tol, res["eta_W"], res["eta_b"]):  # primal side not the bottleneck: a larger σ
             continue  # would only make the subproblem harder (measured: σ → 1e6 and η_b up to 2e-2 at n = 1e4)
         if pinf > SLOW_PROGRESS * pinf_prev:  # primal infeasibility stalls: σ too small for this scaling
-            state.sigma = min(SIGMA_FAST * state.sigma, sigma_max)
+            state.sigma = min(fast_sigma(state.sigma, C), sigma_max)
         elif k % SIGMA_EVERY == 0:
             state.sigma = min(SIGMA_SCALE * state.sigma, sigma_max)
+
+
+def fast_sigma(sigma: float, C: float) -> float:
+    """σ after a step that did not halve the primal infeasibility: ×SIGMA_FAST, but ×SIGMA_CROSSING when
+    σ < C < SIGMA_FAST·σ. J1 = {0 < ω_j < C} (37) is a window of width C/σ in the residuals 1 − y_j f(X_j);
+    a ×3 jump across σ ≈ C turned a wide window into a narrow one in one step and cost one subproblem 27
+    Newton steps at τ = 10, C = 100 (docs/benchmarks/smm.md, round 6). Any nondecreasing σ_k keeps
+    Algorithm 1 convergent (its Step 3 asks only σ_{k+1} ↑ σ_∞ ≤ ∞; Theorem 3.1), so the factor is a speed
+    choice, measured there."""
+    if sigma < C < SIGMA_FAST * sigma:
+        return SIGMA_CROSSING * sigma
+    return SIGMA_FAST * sigma
 
 
 def X_times(X: np.ndarray, W: np.ndarray) -> np.ndarray:

@@ -17,8 +17,9 @@ Newton systems (18)–(19) are reduced to W alone by the Schur complement (40)�
     Ṽ = I + σG + σA_J1*A_J1 − (σ²/c) A_J1*y y A_J1,   c = σ|J1| + ρ + δ',  r₂ = −∇_bφ,
 
 with J1 = {0 < ω_j < C} (37) and G ∈ ∂Π_B (Sec. 4.1; G = I when ‖X_σ‖₂ ≤ τ). One Ṽ product
-costs O(max(|J1|, |α|)·pq) (Table 1). When G = I the system is solved directly instead
-(Woodbury on |J1|×|J1|, or the pq×pq normal matrix) if that is cheaper than CG.
+costs O(max(|J1|, |α|)·pq) (Table 1). The system is solved directly instead when that is cheaper
+than CG: for G = I by Woodbury on |J1|×|J1| or the pq×pq normal matrix, for G ≠ I by Woodbury with
+(I + σG)⁻¹ in closed form in the singular-vector basis (`_spectral_woodbury`; not in the paper).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from .spectral import SpectralPoint, apply_svt_jacobian
+from .spectral import ShiftedInverse, SpectralPoint, apply_svt_jacobian
 
 ARMIJO_MU = 1e-4  # μ in Step 2
 ARMIJO_SHRINK = 0.5  # δ in Step 2
@@ -35,6 +36,7 @@ MAX_BACKTRACK = 30
 TAU1, TAU2 = 1.0, 0.1  # ρ_i = τ₁ min(τ₂, ‖∇φ‖)
 ETA_BAR, VARRHO = 0.1, 0.5  # CG tolerance min(η̄, ‖∇φ‖^{1+ϱ})
 CG_ITER_GUESS = 30  # for choosing the direct solve when it is cheaper
+BLAS3_GAIN = 4.0  # flops of the BLAS-3 spectral Woodbury solve count this many times less than CG's matvecs (measured)
 ROW_SLICE_SHARE = 0.1  # A*z over the rows with z ≠ 0 only when they are at most this share
 PHI_NOISE = 1e-13  # relative rounding level of φ: decreases below it are invisible to Armijo
 MAX_INVISIBLE = 1  # steps with a decrease below rounding before SNCG gives up (the asked tolerance is out of reach)
@@ -208,6 +210,7 @@ class NewtonStats:
     j1: int = 0
     alpha: int = 0
     steps: list = field(default_factory=list)
+    last_cg: int | None = None  # CG steps of the previous Newton system (the next one's cost estimate)
 
 
 def _cg(matvec, rhs: np.ndarray, x0: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, int]:
@@ -232,8 +235,9 @@ def _cg(matvec, rhs: np.ndarray, x0: np.ndarray, tol: float, max_iter: int) -> t
 
 
 def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_max: int,
-                     d0: np.ndarray, stats: NewtonStats) -> tuple[np.ndarray, float]:
-    """Solve (19) through the Schur reduction (40): returns (d_W, d_b)."""
+                     d0: np.ndarray, stats: NewtonStats, gram: GramCache | None = None) -> tuple[np.ndarray, float]:
+    """Solve (19) through the Schur reduction (40): returns (d_W, d_b). ``gram`` (optional) keeps X_JX_Jᵀ for
+    the exact solve when G ≠ I; without it that case uses CG."""
     sigma = sub.sigma
     J, XJ = pt.J, pt.XJ  # J1 (37) and its rows, gathered once in `with_gradient`
     c = sigma * J.size + rho + sub.b_weight
@@ -252,6 +256,7 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
         return sigma * np.asarray(XJ.T @ (t - (sigma / c) * t.sum()), float)
 
     cost_cg = CG_ITER_GUESS * 2.0 * max(m, 1) * pq
+    cg_guess = CG_ITER_GUESS if stats.last_cg is None or not CG_ITER_GUESS else stats.last_cg
     cost_dual = m * m * pq + m**3 / 3.0
     cost_primal = m * pq * pq + pq**3 / 3.0
     if m == 0 and identity_G:
@@ -267,6 +272,11 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
             Vmat = sigma * (XJd.T @ XJd) - (sigma**2 / c) * np.outer(sJ, sJ)
             Vmat[np.diag_indices(pq)] += kappa
             dW = sla.cho_solve(sla.cho_factor(Vmat), rhs)
+    elif (not identity_G and m and gram is not None
+          and m * pq * (gram.new_rows(J) + 3 * spec.rank_alpha) + m**3 / 3.0
+          < BLAS3_GAIN * cg_guess * 2.0 * m * pq):  # Gram update + Ω form + Cholesky against the CG products
+        stats.direct += 1
+        dW = _spectral_woodbury(sub, spec, XJ, gram.of(J, XJ), rhs, rho, c)
     else:
         if sub.nuclear and not identity_G:
             def matvec(d):  # Ṽd = d + σGd + Hd, G = I − 𝒥
@@ -277,9 +287,65 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
                 return kappa * d + H(d)
         dW, its = _cg(matvec, rhs, d0, cg_tol, cg_max)
         stats.cg += its
+        stats.last_cg = its
     tJ = XJ @ dW.astype(XJ.dtype, copy=False) if m else np.zeros(0)
     db = (r2 - sigma * float(np.sum(tJ))) / c
     return dW, db
+
+
+def _spectral_woodbury(sub: Subproblem, spec: SpectralPoint, XJ: np.ndarray, gram: np.ndarray, rhs: np.ndarray,
+                       rho: float, c: float) -> np.ndarray:
+    """Ṽ⁻¹ rhs exactly when G ≠ I: Ṽ = M + σX_JᵀPX_J (40) with M = (1+σ)I − σ𝒥 and P = I − (σ/c)11ᵀ.
+
+    M⁻¹ is closed-form in the singular-vector basis (`ShiftedInverse`), and P = P½P½ with
+    P½ = I − (1 − √((ρ+δ')/c))11ᵀ/m (P's eigenvalue on 1 is 1 − σm/c = (ρ+δ')/c), so with Z = P½X_J
+    Woodbury gives Ṽ⁻¹ = M⁻¹ − M⁻¹Zᵀ(σ⁻¹I + ZM⁻¹Zᵀ)⁻¹ZM⁻¹: one |J1|×|J1| Cholesky of a matrix ⪰ σ⁻¹I
+    (no large rank-one term: the Woodbury preconditioner with the b-row in K stalled as ρ → 0, round 5).
+    X_JM⁻¹X_Jᵀ = X_JX_Jᵀ/κ + X_J(M⁻¹ − I/κ)X_Jᵀ: the Gram matrix ``gram`` (kept across Newton steps by
+    `GramCache`) plus a form on the |Ω| = |α|(p + q − |α|) entries where 𝒥 acts, O(|α|·|J1|·pq)."""
+    p, q = sub.shape
+    m, sigma = XJ.shape[0], sub.sigma
+    Minv = ShiftedInverse.of(spec, sigma)
+    XJd = np.asarray(XJ, float)
+    coords, E = Minv.omega_coordinates(XJd.reshape(m, p, q))
+    shrink = 1.0 - np.sqrt((rho + sub.b_weight) / c)
+
+    def half(Z):  # P½ Z along the first axis
+        return Z - (shrink / m) * Z.sum(axis=0, keepdims=True)
+
+    K = half(half(gram / Minv.kappa + coords @ E.T).T)
+    K[np.diag_indices(m)] += 1.0 / sigma
+    u = Minv.solve(rhs.reshape(p, q)).ravel()  # M⁻¹ rhs
+    z = sla.cho_solve(sla.cho_factor(K), half(XJd @ u))
+    return u - Minv.solve((half(z) @ XJd).reshape(p, q)).ravel()  # M⁻¹Zᵀz = M⁻¹X_JᵀP½z
+
+
+class GramCache:
+    """X_J X_Jᵀ for the current J1, updated by the rows that entered J1 (|Δ|·|J1|·pq flops, not |J1|²pq):
+    J1 moves by a few rows between Newton steps and ALM steps (the rows of X never change)."""
+
+    def __init__(self):
+        self.rows = np.zeros(0, dtype=np.intp)
+        self.gram = np.zeros((0, 0))
+
+    def new_rows(self, J: np.ndarray) -> int:
+        return int(J.size - np.count_nonzero(np.isin(J, self.rows, assume_unique=True)))
+
+    def of(self, J: np.ndarray, XJ: np.ndarray) -> np.ndarray:
+        kept = np.isin(J, self.rows, assume_unique=True)
+        if np.count_nonzero(kept) < J.size // 2:
+            XJd = np.asarray(XJ, float)
+            gram = XJd @ XJd.T
+        else:
+            gram = np.empty((J.size, J.size))
+            old = np.searchsorted(self.rows, J[kept])
+            gram[np.ix_(kept, kept)] = self.gram[np.ix_(old, old)]
+            fresh = np.flatnonzero(~kept)
+            block = np.asarray(XJ[fresh], float) @ np.asarray(XJ, float).T
+            gram[fresh] = block
+            gram[:, fresh] = block.T
+        self.rows, self.gram = J, gram
+        return gram
 
 
 def directional_derivative(sub: Subproblem, trial: Point, DW: np.ndarray, db: float, Xd: np.ndarray,
@@ -301,9 +367,11 @@ def refresh(sub: Subproblem, pt: Point) -> Point:
 
 
 def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_newton: int = 200,
-         cg_max: int = 500, rho_floor: float = 1e-10) -> tuple[Point, NewtonStats]:
-    """Algorithm 2 from (W, b) until ``stop(point)`` is true (the inexactness rule of the ALM)."""
+         cg_max: int = 500, rho_floor: float = 1e-10, gram: GramCache | None = None) -> tuple[Point, NewtonStats]:
+    """Algorithm 2 from (W, b) until ``stop(point)`` is true (the inexactness rule of the ALM); ``gram`` carries
+    X_JX_Jᵀ between calls (a new one when not given)."""
     stats = NewtonStats()
+    gram = GramCache() if gram is None else gram
     pt = evaluate(sub, W, b, Xw)
     d0 = np.zeros(W.size)
     invisible = 0
@@ -314,7 +382,7 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
         gnorm = pt.grad_norm
         rho = max(TAU1 * min(TAU2, gnorm), rho_floor)
         cg_tol = min(ETA_BAR, gnorm ** (1.0 + VARRHO))
-        dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats)
+        dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats, gram)
         slope = float(pt.gW.ravel() @ dW) + pt.gb * db
         if not slope < 0:  # an inexact direction that does not descend: use −∇φ
             dW, db = -pt.gW.ravel(), -pt.gb

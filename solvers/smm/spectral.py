@@ -100,3 +100,67 @@ def apply_svt_jacobian(sp: SpectralPoint, d: np.ndarray) -> np.ndarray:
     if sp.rank_alpha <= sp.nu.size // 2:
         return svt_jacobian_lowrank(sp, d)
     return svt_jacobian_dense(sp, d)
+
+
+@dataclass
+class ShiftedInverse:
+    """M⁻¹ = (κI − σ𝒥)⁻¹, κ = 1 + σ: the part I + σG of Ṽ (40), exactly, in the singular-vector basis.
+
+    With R = Uᵀ D V_fullᵀ (rows of V_full: V_1ᵀ then V_2ᵀ, q×q orthogonal), (35) makes 𝒥 act on R entrywise
+    up to 2×2 blocks: on the p×p block it scales the symmetric part S(R₁) by Ξ¹ and the skew part T(R₁) by Ξ²
+    (Ξ¹, Ξ² symmetric, so the pairs (i, j), (j, i) decouple), and row i of the p×(q−p) block by Ξ³_i. Hence
+    M⁻¹ is S/(κ − σΞ¹) + T/(κ − σΞ²) and R₂/(κ − σΞ³) there: O(pq) per matrix after the rotation. Every
+    eigenvalue of 𝒥 is in [0, 1], so each divisor is at least κ − σ = 1. Ξ¹, Ξ², Ξ³ vanish outside the
+    entries Ω = {rows α} ∪ {columns α of the p×p block} (α = {ν_i > τ}, the first k rows), so
+    M⁻¹ − I/κ lives on Ω, |Ω| = kq + (p − k)k: `omega_coordinates` gives sample-space forms in O(k·pq)."""
+
+    U: np.ndarray  # (p, p)
+    Vf: np.ndarray  # (q, q), rows are right singular vectors
+    k: int  # |α|
+    kappa: float
+    inv_sym: np.ndarray  # (p, p) 1/(κ − σΞ¹)
+    inv_skew: np.ndarray  # (p, p) 1/(κ − σΞ²)
+    inv_rest: np.ndarray  # (p,) 1/(κ − σΞ³)
+
+    @classmethod
+    def of(cls, sp: SpectralPoint, sigma: float) -> "ShiftedInverse":
+        p, q = sp.Vt.shape
+        Vf = sp.Vt
+        if q > p:  # V_2: the orthogonal complement of V_1 (complete QR of V_1)
+            Q = np.linalg.qr(sp.Vt.T, mode="complete")[0]
+            Vf = np.vstack([sp.Vt, Q[:, p:].T])
+        xi1, xi2, xi3 = _divided_differences(sp.nu, sp.tau, p)
+        kappa = 1.0 + sigma
+        return cls(sp.U, Vf, sp.rank_alpha, kappa, 1.0 / (kappa - sigma * xi1), 1.0 / (kappa - sigma * xi2),
+                   1.0 / (kappa - sigma * xi3))
+
+    def _apply_rotated(self, R: np.ndarray) -> np.ndarray:
+        p = self.inv_sym.shape[0]
+        R1 = R[:, :p]
+        out = np.empty_like(R)
+        out[:, :p] = 0.5 * ((R1 + R1.T) * self.inv_sym + (R1 - R1.T) * self.inv_skew)
+        out[:, p:] = R[:, p:] * self.inv_rest[:, None]
+        return out
+
+    def solve(self, D: np.ndarray) -> np.ndarray:
+        """M⁻¹D for one (p, q) matrix."""
+        return self.U @ self._apply_rotated(self.U.T @ D @ self.Vf.T) @ self.Vf
+
+    def omega_coordinates(self, XJ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(R_Ω, (M⁻¹ − I/κ)_Ω R_Ω) for the stack XJ (m, p, q): their product R_Ω·Eᵀ is X_J(M⁻¹ − I/κ)X_Jᵀ."""
+        p, k = self.inv_sym.shape[0], self.k
+        m = XJ.shape[0]
+        Ua, Ub, Vfa = self.U[:, :k], self.U[:, k:], self.Vf[:k]
+        Ra = (np.matmul(Ua.T, XJ).reshape(m * k, -1) @ self.Vf.T).reshape(m, k, -1)  # rows α of R
+        Rb = np.matmul(Ub.T, XJ @ Vfa.T)  # (m, p − k, k): R[β, α]
+        w1 = self.inv_sym - 1.0 / self.kappa
+        w2 = self.inv_skew - 1.0 / self.kappa
+        Ra1 = Ra[:, :, :p]
+        partner = np.concatenate([np.swapaxes(Ra1[:, :, :k], 1, 2), np.swapaxes(Rb, 1, 2)], axis=2)  # R[j, i]
+        Ea = np.empty_like(Ra)
+        Ea[:, :, :p] = 0.5 * ((Ra1 + partner) * w1[:k] + (Ra1 - partner) * w2[:k])
+        Ea[:, :, p:] = Ra[:, :, p:] * (self.inv_rest[:k, None] - 1.0 / self.kappa)
+        partner_b = np.swapaxes(Ra1[:, :, k:], 1, 2)  # R[i, j] for (j, i) ∈ β × α
+        Eb = 0.5 * ((Rb + partner_b) * w1[k:, :k] + (Rb - partner_b) * w2[k:, :k])
+        coords = np.concatenate([Ra.reshape(m, -1), Rb.reshape(m, -1)], axis=1)
+        return coords, np.concatenate([Ea.reshape(m, -1), Eb.reshape(m, -1)], axis=1)

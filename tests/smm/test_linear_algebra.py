@@ -153,10 +153,12 @@ def _assembled_newton(sub, pt, rho):
     return sol[:-1], sol[-1]
 
 
+@pytest.mark.parametrize("rho", [0.05, 1e-8])
 @pytest.mark.parametrize("path", ["cg", "direct"])
 @pytest.mark.parametrize("tau", [0.3, 50.0, 0.0])
-def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path, tau):
-    """(40)-(41) (CG or the Woodbury/direct solve) reproduce the assembled system (18)-(19)."""
+def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path, tau, rho):
+    """(40)-(41) (CG or the direct solves: Woodbury when G = I, the spectral-basis Woodbury when G ≠ I)
+    reproduce the assembled system (18)-(19); p < q here, so V_2 is in play."""
     from dataclasses import replace
 
     sub = _subproblem(problem.with_C(1.0), sigma=2.0, nuclear=tau > 0)
@@ -166,13 +168,13 @@ def test_schur_reduced_newton_step_equals_full_system(problem, monkeypatch, path
     rng = np.random.default_rng(4)
     W = 0.2 * rng.standard_normal(problem.shape)
     pt = evaluate(sub, W, 0.1, problem.X @ W.ravel())
-    rho = 0.05
     stats = NewtonStats()
-    dW, db = newton_direction(sub, pt, rho, 1e-13, 1000, np.zeros(W.size), stats)
+    dW, db = newton_direction(sub, pt, rho, 1e-13, 1000, np.zeros(W.size), stats, newton.GramCache())
     ref_dW, ref_db = _assembled_newton(sub, pt, rho)
     assert stats.j1 > 0
-    if path == "direct" and (tau == 0 or tau == 50.0):
-        assert stats.direct == 1
+    if tau == 0.3:
+        assert pt.spec.rank_alpha > 0  # G ≠ I: the spectral-basis Woodbury solve
+    assert stats.direct == (1 if path == "direct" else 0)
     np.testing.assert_allclose(dW, ref_dW, rtol=1e-7, atol=1e-9)
     assert db == pytest.approx(ref_db, rel=1e-7, abs=1e-9)
 
@@ -277,3 +279,32 @@ def test_sncg_with_epochs_reaches_the_point_without_them(problem, monkeypatch):
     np.testing.assert_allclose(a.W, b.W, atol=1e-8)
     np.testing.assert_allclose(a.Xw, problem.X @ a.W.ravel(), atol=1e-12)  # exact on every row at exit
     assert any(e is not None for e in started)  # the epochs were used
+
+
+@pytest.mark.parametrize("p, q, tau", [(4, 6, 0.5), (5, 5, 3.5), (4, 6, 4.0), (6, 6, 0.1), (3, 7, 2.0)])
+def test_shifted_inverse_and_its_omega_form_match_the_assembled_matrix(p, q, tau):
+    """(I + σG)⁻¹ = ((1+σ)I − σ𝒥)⁻¹ in the singular-vector basis, and X(M⁻¹ − I/κ)Xᵀ from the |α|(p+q−|α|)
+    entries, against the inverse of 𝒥 assembled column by column from (35); |α| from 1 to p."""
+    from solvers.smm.spectral import ShiftedInverse, apply_svt_jacobian
+
+    rng = np.random.default_rng(p * 100 + q)
+    sp = SpectralPoint.of(2.0 * rng.standard_normal((p, q)), tau)
+    sigma = 3.0
+    J = np.column_stack([apply_svt_jacobian(sp, e.reshape(p, q)).ravel() for e in np.eye(p * q)])
+    M_inv = np.linalg.inv((1.0 + sigma) * np.eye(p * q) - sigma * J)
+    inv = ShiftedInverse.of(sp, sigma)
+    D = rng.standard_normal((p, q))
+    np.testing.assert_allclose(inv.solve(D).ravel(), M_inv @ D.ravel(), atol=1e-12)
+    X = rng.standard_normal((7, p, q))
+    coords, E = inv.omega_coordinates(X)
+    assert coords.shape[1] == sp.rank_alpha * (p + q - sp.rank_alpha)
+    ref = X.reshape(7, -1) @ (M_inv - np.eye(p * q) / (1.0 + sigma)) @ X.reshape(7, -1).T
+    np.testing.assert_allclose(coords @ E.T, ref, atol=1e-11)
+
+
+def test_gram_cache_follows_j1():
+    """X_JX_Jᵀ updated by the rows that entered J1 equals the product recomputed."""
+    X = np.random.default_rng(0).standard_normal((50, 20))
+    cache = newton.GramCache()
+    for J in (np.arange(10), np.r_[0:10, 12], np.r_[1:10, 12, 30, 31], np.r_[40:50]):
+        np.testing.assert_allclose(cache.of(J, X[J]), X[J] @ X[J].T, atol=1e-12)
