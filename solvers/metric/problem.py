@@ -127,9 +127,9 @@ class TripletProblem:
         return np.maximum(-A, 0.0) if self.diagonal else self._project_psd(-A)
 
     # -- triplet quantities through pairs (digest §1.6) --------------------------------------------------------
-    def pair_values(self, M: np.ndarray, pair_rows: np.ndarray | None = None) -> np.ndarray:
-        """u_pᵀ M u_p for the pairs (all, or ``pair_rows``)."""
-        U = self.U if pair_rows is None else self.U[pair_rows]
+    def pair_values(self, M: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
+        """u_pᵀ M u_p for the rows u_p of ``U`` (default: every pair of the problem)."""
+        U = self.U if U is None else U
         return U @ M if self.diagonal else np.einsum("ij,ij->i", U @ M, U)
 
     def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
@@ -213,6 +213,8 @@ class TripletSubset:
         used = np.zeros(self.pair_rows.size, dtype=bool)
         used[same] = True
         used[diff] = True
+        if used.all():  # nothing to drop: keep the table (a renumbering would be an identity map)
+            return TripletSubset(self.problem, self.idx[keep], self.pair_rows, same, diff)
         local = np.cumsum(used, dtype=np.int32) - 1
         return TripletSubset(self.problem, self.idx[keep], self.pair_rows[used], local[same], local[diff])
 
@@ -220,6 +222,13 @@ class TripletSubset:
     def pair_table_rows(self) -> np.ndarray | None:
         """Rows of the problem's pair table this subset uses, None when it uses all of them (no copy of U)."""
         return None if self.pair_rows.size == len(self.problem.triplets.pairs) else self.pair_rows
+
+    @cached_property
+    def pair_table(self) -> np.ndarray:
+        """The pair features u_p of this subset's pairs: the problem's table in place, or its rows gathered once
+        per subset (a subset is the solver's active set, evaluated twice per iteration: margins and Σ αH)."""
+        rows = self.pair_table_rows
+        return self.problem.U if rows is None else self.problem.U[rows]
 
     @cached_property
     def device_index(self):
@@ -249,7 +258,7 @@ class TripletSubset:
             return np.einsum("ij,ij->i", a @ M, a) - np.einsum("ij,ij->i", b @ M, b)
         if self.problem.torch is not None:
             return self.problem.torch.margins(self.device_index, M).cpu().numpy()
-        q = self.problem.pair_values(M, self.pair_table_rows)
+        q = self.problem.pair_values(M, self.pair_table)
         return q[self.diff] - q[self.same]
 
     def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
@@ -270,8 +279,7 @@ class TripletSubset:
             return self.problem.torch.combine(index, None if weights is None else self.problem.torch.tensor(weights))
         P = self.pair_rows.size
         w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
-        rows = self.pair_table_rows
-        U = self.problem.U if rows is None else self.problem.U[rows]
+        U = self.pair_table
         return U.T @ w if self.problem.diagonal else (U.T * w) @ U
 
 
