@@ -48,8 +48,10 @@ def steps_covered(lower_end: np.ndarray, lam: float, rho: float) -> np.ndarray:
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log(lower_end / lam) * (1.0 / math.log(rho))  # λ_a = inf → −inf, λ_a = 0 → +inf, λ_a < 0 → nan
-    z = np.where(lower_end <= 0, np.inf, z)
-    return np.ceil(np.clip(z - _STEP_SLACK, 0, _FOREVER)).astype(np.int32)
+    z[lower_end <= 0] = np.inf
+    z -= _STEP_SLACK
+    np.clip(z, 0, _FOREVER, out=z)
+    return np.ceil(z, out=z).astype(np.int32)
 
 
 def range_steps(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, lam: float, gamma: float,
@@ -68,7 +70,7 @@ def range_steps(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float
     if rows.size:
         on_L = to_L[rows]
         s = h[rows]
-        np.negative(s, out=s, where=~on_L)
+        s *= np.where(on_L, 1.0, -1.0)  # (a masked np.negative costs ~5 plain passes)
         m_nu = m * nu[rows]
         num = m_nu + s
         num += 2.0 * e_nu[rows]
