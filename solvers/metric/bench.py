@@ -207,7 +207,7 @@ def protocol(args) -> str:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The command line (also read by ``--workers N``, which runs each dataset's trials as jobs)."""
+    """The command line (also read by ``--workers N``, which runs each dataset × trial × method as a job)."""
     parser = argparse.ArgumentParser(prog="python -m solvers.bench metric", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", choices=("4", "2"), default="4",
