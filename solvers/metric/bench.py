@@ -62,45 +62,66 @@ def run_dataset(name: str, args) -> list[dict]:
 def run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     """One subsample (seed = args.seed + trial): the naive path and every configuration, side by side in this
     process, timed on ``args.clock``. Returns the problem's sizes and {label: time, screening time, speedup,
-    ΔM/M, #λ}; one job of ``--workers N`` (solvers/sweep/tables.py)."""
+    ΔM/M, #λ}."""
     with use_clock(args.clock):
-        return _run_trial(ds, name, trial, args)
+        problem, sizes = trial_problem(ds, name, trial, args)
+        paths = {}
+        for label in method_labels(args):
+            paths[label] = run_method(problem, label, args)
+            _progress(args, name, trial, label, paths[label], problem)
+    return sizes, compare_paths(paths, baseline_label(args))
 
 
-def _run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
+def trial_problem(ds, name: str, trial: int, args):
+    """The subsample of trial ``trial`` (seed = args.seed + trial) as a problem, and its sizes for the table."""
     n = ds.n_samples
     n_sub = args.max_samples or int(math.floor(args.fraction * n)) + 1
     k = K_OF.get(name, 5) if args.k is None else args.k
-    common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
-                  active_set=args.table == "2")
     ds = reduce_dimension(ds, args.pca, args.seed + trial)
     problem = make_problem(ds, k=k, gamma=args.gamma, max_samples=min(n_sub, n), seed=args.seed + trial,
                            backend=args.backend, device=args.device)
-    naive = regularization_path(problem, bounds=(), **common)
-    naive_time = float(naive.table["time"].sum())
-    _progress(args, name, trial, baseline_label(args), naive_time, 0.0, problem)
-    runs = {baseline_label(args): {"time": naive_time, "screen": 0.0, "speedup": 1.0, "rel": 0.0,
-                                   "lambdas": len(naive.table) - 1}}
-    for label, bounds in selected_configs(args):
-        res = regularization_path(problem, bounds=bounds, rule=args.rule,
+    return problem, {"n": problem.X.shape[0], "d": problem.dim, "k": k or "∞", "triplets": problem.n_triplets}
+
+
+def method_labels(args) -> list[str]:
+    """The table's rows in order: the baseline (naive or active set), then the screened configurations."""
+    return [baseline_label(args), *(label for label, _ in selected_configs(args))]
+
+
+def run_method(problem, label: str, args) -> dict:
+    """One row's path on ``problem``: {time, screen, lambdas, solutions} (a job of ``--workers N``: one method ×
+    trial, solvers/sweep/tables.py; ``time`` on the clock in use)."""
+    common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
+                  active_set=args.table == "2")
+    if label == baseline_label(args):
+        res = regularization_path(problem, bounds=(), **common)
+    else:
+        res = regularization_path(problem, bounds=dict(CONFIGS[args.table])[label], rule=args.rule,
                                   range_screening=args.table == "2" or args.range, **common)
-        t = float(res.table["time"].sum())
-        steps = min(len(res.solutions), len(naive.solutions))
-        rel = max(np.linalg.norm(res.solutions[s] - naive.solutions[s])
-                  / max(np.linalg.norm(naive.solutions[s]), 1e-300) for s in range(steps))
-        runs[label] = {"time": t, "screen": float(res.table["screen_time"].sum()), "speedup": naive_time / t,
-                       "rel": rel, "lambdas": len(res.table) - 1}
-        _progress(args, name, trial, label, t, runs[label]["screen"], problem)
-    sizes = {"n": problem.X.shape[0], "d": problem.dim, "k": k or "∞", "triplets": problem.n_triplets}
-    return sizes, runs
+    return {"time": float(res.table["time"].sum()), "screen": float(res.table["screen_time"].sum()),
+            "lambdas": len(res.table) - 1, "solutions": res.solutions}
 
 
-def _progress(args, name, trial, label, seconds, screening, problem) -> None:
+def compare_paths(paths: dict[str, dict], baseline: str) -> dict[str, dict]:
+    """{label: time, screen, speedup, rel, lambdas}: speedup = baseline time / time, rel = the largest
+    ‖M − M_baseline‖_F / ‖M_baseline‖_F over the λ both paths reached (the safety check)."""
+    base = paths[baseline]
+    out = {}
+    for label, path in paths.items():
+        steps = min(len(path["solutions"]), len(base["solutions"]))
+        rel = max(np.linalg.norm(path["solutions"][s] - base["solutions"][s])
+                  / max(np.linalg.norm(base["solutions"][s]), 1e-300) for s in range(steps))
+        out[label] = {"time": path["time"], "screen": path["screen"], "speedup": base["time"] / path["time"],
+                      "rel": rel, "lambdas": path["lambdas"]}
+    return out
+
+
+def _progress(args, name, trial, label, path, problem) -> None:
     """With --verbose, one line on stderr per finished path (the table prints only at the end)."""
     if args.verbose:
         print(f"# {name} trial {trial} n={problem.X.shape[0]} d={problem.dim} triplets={problem.n_triplets} "
-              f"device={problem.device} {label}: {seconds:.2f} s ({screening:.2f} screening)", file=sys.stderr,
-              flush=True)
+              f"device={problem.device} {label}: {path['time']:.2f} s ({path['screen']:.2f} screening)",
+              file=sys.stderr, flush=True)
 
 
 def selected_configs(args) -> list[tuple[str, tuple[str, ...]]]:
@@ -186,7 +207,7 @@ def protocol(args) -> str:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The command line (also read by ``--workers N``, which runs each dataset's trials as jobs)."""
+    """The command line (also read by ``--workers N``, which runs each dataset × trial × method as a job)."""
     parser = argparse.ArgumentParser(prog="python -m solvers.bench metric", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", choices=("4", "2"), default="4",

@@ -151,64 +151,76 @@ def sparse_tables(argv: list[str], client) -> int:
     return 0 if result.errors.empty and result.cancelled == 0 else 1
 
 
-METRIC_CELL = ("dataset", "trial")
-SIZE, RUN = "size:", "run:"  # prefixes of a metric trial's flattened results: problem sizes, per-label numbers
+METRIC_CELL = ("dataset", "trial", "method")
+SIZE = "size:"  # prefix of the problem sizes in a metric job's results
 
 
-def metric_trial_job(config: dict, data=None) -> dict:
-    """One trial (subsample seed = seed + trial) of the metric Table 4 / Table 2 protocol on one dataset: the
-    naive path and every screened configuration side by side in the job's process
-    (``solvers.metric.bench.run_trial``, as the serial run), flattened to ``size:*`` and ``run:LABEL:KEY``."""
-    from ..metric.bench import load_for_bench, run_trial
+def metric_method_job(config: dict, data=None) -> dict:
+    """One method × trial of the metric Table 4 / Table 2 protocol on one dataset: the trial's subsample
+    (seed = seed + trial) and that row's path (naive, active set or a screened configuration), as the serial
+    run computes them (``solvers.metric.bench.trial_problem`` and ``run_method``): its time and screening time
+    on ``clock``, #λ, the problem's sizes (``size:*``) and the solution at every λ, from which the summary
+    computes the speedup and the safety column against the trial's baseline job."""
+    from ..core import use_clock
+    from ..metric.bench import load_for_bench, run_method, trial_problem
 
     ds = load_for_bench(config["dataset"])
     if ds is None:
         raise InputError(f"{config['dataset']}: its data file is not in this worker's data directory (SOLVERS_DATA)")
     args = argparse.Namespace(**{k: v for k, v in config.items() if k not in METRIC_CELL})
-    sizes, runs = run_trial(ds, config["dataset"], config["trial"], args)
-    return {**{SIZE + k: v for k, v in sizes.items()},
-            **{f"{RUN}{label}:{k}": v for label, numbers in runs.items() for k, v in numbers.items()}}
+    with use_clock(args.clock):
+        problem, sizes = trial_problem(ds, config["dataset"], config["trial"], args)
+        path = run_method(problem, config["method"], args)
+    return {**{SIZE + k: v for k, v in sizes.items()}, **path}
 
 
-def metric_trials(cells: pd.DataFrame) -> list[tuple[dict, dict[str, dict]]]:
-    """A dataset's finished trials back as ``run_trial``'s (sizes, {label: numbers}), in trial order."""
+def metric_trials(cells: pd.DataFrame, args) -> list[tuple[dict, dict[str, dict]]]:
+    """A dataset's trials whose every method finished, as ``run_trial`` returns them (sizes, {label: numbers}),
+    in trial order; speedups and ΔM/M against the trial's baseline job (``compare_paths``)."""
+    from ..metric.bench import baseline_label, compare_paths, method_labels
+
+    labels = method_labels(args)
     trials = []
-    for cell in cells.sort_values("trial").to_dict("records"):
+    for _, group in cells.sort_values("trial").groupby("trial", sort=True):
+        by_method = {cell["method"]: cell for cell in group.to_dict("records")}
+        if any(label not in by_method for label in labels):
+            continue
         # counts come back as floats when another row of the table lacks them (NaN); they are whole numbers
         sizes = {k[len(SIZE):]: int(v) if isinstance(v, float) and v.is_integer() else v
-                 for k, v in cell.items() if k.startswith(SIZE)}
-        runs: dict[str, dict] = {}
-        for key, value in cell.items():
-            if key.startswith(RUN) and not pd.isna(value):
-                label, number = key[len(RUN):].rsplit(":", 1)
-                runs.setdefault(label, {})[number] = value
-        trials.append((sizes, runs))
+                 for k, v in by_method[labels[0]].items() if k.startswith(SIZE)}
+        paths = {label: {key: by_method[label][key] for key in ("time", "screen", "lambdas", "solutions")}
+                 for label in labels}
+        trials.append((sizes, compare_paths(paths, baseline_label(args))))
     return trials
 
 
 def metric_table(argv: list[str], client) -> int:
-    """Metric Table 4 / Table 2 (``python -m solvers.bench metric ...``) with every (dataset, trial) a job.
+    """Metric Table 4 / Table 2 (``python -m solvers.bench metric ...``) with every (dataset, trial, method) a job.
 
-    A trial's timings are ratios measured inside one job, so they stay side by side wherever it runs."""
-    from ..metric.bench import dataset_names, format_table, parse, protocol, summarize_trials
+    A speedup divides the trial's baseline job time by the method job's: the same process with ``--workers 0``,
+    two single-threaded worker processes otherwise (so time them with ``--clock cpu``)."""
+    from ..metric.bench import dataset_names, format_table, method_labels, parse, protocol, summarize_trials
 
     args = parse(argv)
     names = dataset_names(args)
-    configs = expand({"dataset": names, "trial": list(range(args.trials))}, fixed=vars(args))
+    configs = expand({"dataset": names, "trial": list(range(args.trials)), "method": method_labels(args)},
+                     fixed=vars(args))
     ready = warm_up(client, [__name__, "solvers.metric.bench"])
     print(f"## metric Table {args.table} as {len(configs)} jobs on {describe(client)} (imports on the workers: "
           f"{ready:.1f} s)\n", flush=True)
     start = time.perf_counter()
-    result = run_sweep(metric_trial_job, configs, client=client, on_row=print_progress)
+    result = run_sweep(metric_method_job, configs, client=client, on_row=print_progress)
     elapsed = time.perf_counter() - start
     table = result.table
     rows = []
     for name in names:
         ok = table[(table["dataset"] == name) & (table["status"] == "ok")]
-        if ok.empty:
-            rows.append({"dataset": name, "method": f"(no trial finished: {table.loc[table['dataset'] == name, 'error'].iloc[0]})"})
+        trials = metric_trials(ok, args) if len(ok) else []
+        if not trials:
+            errors = table.loc[(table["dataset"] == name) & (table["status"] != "ok"), "error"]
+            rows.append({"dataset": name, "method": f"(no trial finished: {errors.iloc[0] if len(errors) else '?'})"})
             continue
-        rows.extend(summarize_trials(name, metric_trials(ok), args))
+        rows.extend(summarize_trials(name, trials, args))
     print(protocol(args))
     print(format_table(rows))
     print(f"\nsweep: {len(configs)} jobs, {int((table['status'] == 'ok').sum())} ok, {len(result.errors)} errors, "

@@ -116,3 +116,14 @@ def test_range_ends_agree_with_the_rrpb_sphere_rule(small, naive_paths):
         # empty ranges are exactly the triplets the ε-ball does not screen at λ0
         assert np.array_equal(np.isfinite(r_end), h - eps * nu > 1)
         assert np.array_equal(np.isfinite(l_end), h + eps * nu < 1 - gamma)
+
+
+@pytest.mark.parametrize("bounds", [("rrpb", "pgb"), ("dgb",)], ids="+".join)
+def test_triplet_backend_path_screening_is_safe(small, naive_paths, bounds):
+    """The paper's per-triplet cost model (backend "triplets": per-subset triplet vectors, the ledger's margins
+    through a subset) screens safely against the pair backend's naive path on the same triplets."""
+    problem = tiny("iris", 6, backend="triplets")
+    tol = 1e-8
+    res = regularization_path(problem, bounds=bounds, rho=RHO, tol=tol, max_iter=50_000, keep_masks=True,
+                              analysis=False)
+    assert_safe(problem, res, naive_paths[id(small)], tol)

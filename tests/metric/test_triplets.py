@@ -109,3 +109,13 @@ def test_triplet_backend_equals_pair_backend(diagonal):
     np.testing.assert_allclose(trips.margins(M, idx), pairs.margins(M, idx), atol=1e-12)
     w = rng.random(50)
     np.testing.assert_allclose(trips.subset(idx).combine(w), pairs.subset(idx).combine(w), atol=1e-10)
+    # the subset's cached per-triplet vectors serve every later call, a narrowed part and a masked sum alike
+    keep = rng.random(50) < 0.6
+    for where in (None, keep):
+        n = 50 if where is None else int(keep.sum())
+        np.testing.assert_allclose(trips.subset(idx).combine(w[:n], where=where),
+                                   pairs.subset(idx).combine(w[:n], where=where), atol=1e-10)
+    sub_t, sub_p = trips.subset(idx), pairs.subset(idx)
+    sub_t.margins(M)  # fills the cache before the part is cut
+    np.testing.assert_allclose(sub_t.part(keep).margins(M), sub_p.part(keep).margins(M), atol=1e-12)
+    np.testing.assert_allclose(sub_t.part(keep).combine(None), sub_p.part(keep).combine(None), atol=1e-10)

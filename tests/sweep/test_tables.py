@@ -12,9 +12,9 @@ from solvers.npsvc.bench import BUDGETS, KERNEL_METHODS
 from solvers.npsvc.experiments import accuracy_splits
 from solvers.sweep import run_sweep
 from solvers.metric.bench import parse as parse_metric
-from solvers.metric.bench import run_dataset, summarize_trials
+from solvers.metric.bench import method_labels, run_dataset, summarize_trials
 from solvers.sparse.bench import parse, run_tables
-from solvers.sweep.tables import (metric_trial_job, metric_trials, npsvc_split_job, npsvc_table2_configs,
+from solvers.sweep.tables import (metric_method_job, metric_trials, npsvc_split_job, npsvc_table2_configs,
                                   sparse_serial_rows, sparse_table_cell_job, sparse_tables_configs)
 
 pytestmark = pytest.mark.xdist_group("dask-cluster")
@@ -93,10 +93,11 @@ def metric_rows_match_the_serial_table(client) -> None:
     """Every column of the metric table that is not a timing: sizes, #λ, the paper's speedup, max ΔM/M."""
     args = parse_metric(["--datasets", "wine", "--max-samples", "18", "--rho", "0.6", "--max-steps", "5",
                          "--trials", "2"])
-    configs = [{"dataset": "wine", "trial": t, **vars(args)} for t in range(2)]
-    swept_cells = run_sweep(metric_trial_job, configs, client=client).table
+    configs = [{"dataset": "wine", "trial": t, "method": m, **vars(args)} for t in range(2) for m in method_labels(args)]
+    swept_cells = run_sweep(metric_method_job, configs, client=client).table
     assert (swept_cells["status"] == "ok").all(), swept_cells["error"].tolist()
-    swept = pd.DataFrame(summarize_trials("wine", metric_trials(swept_cells), args))
+    assert len(swept_cells) == 2 * 6  # one job per method × trial
+    swept = pd.DataFrame(summarize_trials("wine", metric_trials(swept_cells, args), args))
     with threadpool_limits(1):
         serial = pd.DataFrame(run_dataset("wine", args))
     timing = ["time", "time_std", "screen", "speedup", "speedup_std"]
@@ -113,4 +114,4 @@ def test_bench_metric_workers_0_prints_the_table_and_an_unknown_dataset_row(caps
                        "--max-steps", "4", "--trials", "2", "--workers", "0"]) == 1
     out = capsys.readouterr().out
     assert "RRPB+PGB" in out and "5.37" in out and "(no trial finished: InputError: unknown dataset 'nonesuch'" in out
-    assert "4 jobs, 2 ok, 2 errors" in out
+    assert "24 jobs, 12 ok, 12 errors" in out
