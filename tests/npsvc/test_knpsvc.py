@@ -21,6 +21,21 @@ def make_state(problem, **overrides):
     return KNPSVCState(problem, **params)
 
 
+def u_steps_agree(state, reference, *, rel: float, dual_atol: float) -> None:
+    """One U-step on both states: the same Û, ΨÛ and duals; then the V-, P- and τ-steps on both, so that the
+    next call compares them at a new P̂ and τ."""
+    for s in (state, reference):
+        s.u_step()
+    np.testing.assert_allclose(state.U, reference.U, rtol=0, atol=rel * np.abs(reference.U).max())
+    np.testing.assert_allclose(state.F, reference.F, rtol=0, atol=rel * np.abs(reference.F).max())
+    for a, b in zip(state.lambdas, reference.lambdas):
+        np.testing.assert_allclose(a, b, rtol=0, atol=dual_atol)
+    for s in (state, reference):
+        s.v_step()
+        s.p_step()
+        s.descent_step(s.tau_step())
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_weighted_objective_does_not_increase_across_u_v_p_steps(blob_problem, kernel):
     problem = npsvc.problem_from_arrays(blob_problem.X_train, blob_problem.y_train, kernel=kernel)
@@ -150,17 +165,8 @@ def test_gram_u_step_equals_the_class_by_class_u_step(blob_problem, strategy):
     assert batched.gram is not None
     plain.gram = None
     for _ in range(3):
-        for state in (batched, plain):
-            state.u_step()
-        scale = np.abs(plain.U).max()
-        np.testing.assert_allclose(batched.U, plain.U, rtol=0, atol=1e-9 * scale)
-        np.testing.assert_allclose(batched.F, plain.Psi @ plain.U, rtol=0, atol=1e-9 * np.abs(plain.F).max())
-        for a, b in zip(batched.lambdas, plain.lambdas):
-            np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
-        for state in (batched, plain):
-            state.v_step()
-            state.p_step()
-            state.descent_step(state.tau_step())
+        u_steps_agree(batched, plain, rel=1e-9, dual_atol=1e-9)
+        np.testing.assert_allclose(plain.F, plain.Psi @ plain.U, rtol=0, atol=1e-9 * np.abs(plain.F).max())
 
 
 def test_u_step_from_the_laplacian_terms_psi_p_equals_a_fresh_product(blob_problem):
@@ -172,16 +178,7 @@ def test_u_step_from_the_laplacian_terms_psi_p_equals_a_fresh_product(blob_probl
             state.objectives()  # as run_knpsvc's record does: M P̂ and ΨP̂ at the current P̂
         assert cached._PsiP() is not None
         fresh._MP = None
-        for state in (cached, fresh):
-            state.u_step()
-        np.testing.assert_allclose(cached.U, fresh.U, rtol=0, atol=1e-11 * np.abs(fresh.U).max())
-        np.testing.assert_allclose(cached.F, fresh.F, rtol=0, atol=1e-11 * np.abs(fresh.F).max())
-        for a, b in zip(cached.lambdas, fresh.lambdas):
-            np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
-        for state in (cached, fresh):
-            state.v_step()
-            state.p_step()
-            state.descent_step(state.tau_step())
+        u_steps_agree(cached, fresh, rel=1e-11, dual_atol=1e-10)
 
 
 @pytest.mark.parametrize("cond", [1e1, 1e2, 1e5])
