@@ -12,7 +12,7 @@ from solvers.npsvc.bench import BUDGETS, KERNEL_METHODS
 from solvers.npsvc.experiments import accuracy_splits
 from solvers.sweep import run_sweep
 from solvers.metric.bench import parse as parse_metric
-from solvers.metric.bench import method_labels, run_dataset, summarize_trials
+from solvers.metric.bench import load_for_bench, method_labels, run_dataset, summarize_trials
 from solvers.sparse.bench import parse, run_tables
 from solvers.sweep.tables import (metric_method_job, metric_trials, npsvc_split_job, npsvc_table2_configs,
                                   sparse_serial_rows, sparse_table_cell_job, sparse_tables_configs)
@@ -89,8 +89,15 @@ def test_bench_flags_fail_clearly(capsys):
     assert bench_main(["npsvc", "--datasets", "nope", "--workers", "0"]) == 2
 
 
+def skip_without_libsvm_wine() -> None:
+    """The metric bench's "wine" is LIBSVM's wine.scale (Table 3), a file of the data directory."""
+    if load_for_bench("wine") is None:
+        pytest.skip("wine.scale (the metric bench's wine) is not in the data directory (SOLVERS_DATA)")
+
+
 def metric_rows_match_the_serial_table(client) -> None:
     """Every column of the metric table that is not a timing: sizes, #λ, the paper's speedup, max ΔM/M."""
+    skip_without_libsvm_wine()
     args = parse_metric(["--datasets", "wine", "--max-samples", "18", "--rho", "0.6", "--max-steps", "5",
                          "--trials", "2"])
     configs = [{"dataset": "wine", "trial": t, "method": m, **vars(args)} for t in range(2) for m in method_labels(args)]
@@ -110,6 +117,7 @@ def test_metric_table_cells_equal_the_serial_table():
 
 
 def test_bench_metric_workers_0_prints_the_table_and_an_unknown_dataset_row(capsys):
+    skip_without_libsvm_wine()
     assert bench_main(["metric", "--datasets", "wine,nonesuch", "--max-samples", "18", "--rho", "0.6",
                        "--max-steps", "4", "--trials", "2", "--workers", "0"]) == 1
     out = capsys.readouterr().out
