@@ -407,15 +407,21 @@ def inference_copy(net: NPSVCNet) -> NPSVCNet:
     return copy.deepcopy(net).double().eval()
 
 
+def float64_input(X: np.ndarray) -> torch.Tensor:
+    """X as a float64 tensor sharing its memory where it may: a read-only array (a memmap opened "r", as
+    scikit-learn's checks pass) is copied, since torch does not support non-writable tensors."""
+    return torch.from_numpy(np.require(X, dtype=np.float64, requirements="W"))
+
+
 @torch.no_grad()
 def deep_scores(net: NPSVCNet, X: np.ndarray) -> np.ndarray:
-    return inference_copy(net)(torch.as_tensor(X, dtype=torch.float64)).numpy()
+    return inference_copy(net)(float64_input(X)).numpy()
 
 
 @torch.no_grad()
 def deep_features(net: NPSVCNet, X: np.ndarray) -> np.ndarray:
     """The learned representation z(x) (the encoder output)."""
-    return inference_copy(net).representation(torch.as_tensor(X, dtype=torch.float64))[1].numpy()
+    return inference_copy(net).representation(float64_input(X))[1].numpy()
 
 
 def deep_predict(solution: dict, X: np.ndarray) -> np.ndarray:
