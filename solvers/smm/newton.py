@@ -256,7 +256,7 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
         return sigma * np.asarray(XJ.T @ (t - (sigma / c) * t.sum()), float)
 
     cost_cg = CG_ITER_GUESS * 2.0 * max(m, 1) * pq
-    cg_guess = CG_ITER_GUESS if stats.last_cg is None or not CG_ITER_GUESS else stats.last_cg
+    cg_guess = CG_ITER_GUESS if stats.last_cg is None else stats.last_cg
     cost_dual = m * m * pq + m**3 / 3.0
     cost_primal = m * pq * pq + pq**3 / 3.0
     if m == 0 and identity_G:
