@@ -140,13 +140,13 @@ def polar(A: np.ndarray) -> np.ndarray:
 
 
 GPI_RTOL = 1e-5  # GPI's stopping test once the outer iteration has converged (see ``gpi``)
-# Early P-steps are solved loosely: GPI stops at a relative rise ≤ max(GPI_RTOL, GPI_PROGRESS · gap_{k−1}), gap_{k−1}
-# the relative duality gap of the last outer iterate. Each GPI step increases its objective whatever the tolerance,
-# so an early stop keeps the P-step a descent step for τᵀJ (an inexact block step), and the outer stopping test
-# is evaluated exactly at every iterate. The first P-step (random start, gap ≈ 0.4–0.5) took 12–15 products M P̂
-# at 1e-5, the later ones 2–7 (DNA 39, digits 53, USPS 45 in all over 10 outer iterations); from iteration ≈ 7 on
-# (gap ≤ 1e-4) the tolerance is GPI_RTOL again, so the last iterates are the exact steps' ones. See
-# docs/benchmarks/npsvc.md (K-NPSVC++, round 7) for the time and the objective after 10 iterations.
+# Early P-steps are solved loosely: GPI stops at a relative rise ≤ max(GPI_RTOL, GPI_PROGRESS · gap_{k−1}), with
+# gap_{k−1} the relative duality gap of the last outer iterate. Each GPI step increases its objective whatever the
+# tolerance, so an early stop keeps the P-step a descent step for τᵀJ (an inexact block step), and the outer
+# stopping test is evaluated exactly at every iterate. The first P-step (random start, gap ≈ 0.4–0.5) took 12–15
+# products M P̂ at 1e-5, the later ones 2–7 (DNA 39, digits 53, USPS 45 in all over 10 outer iterations; 22, 31, 28
+# tied); from iteration ≈ 7 on (gap ≤ 1e-4) the tolerance is GPI_RTOL again, so the last P-steps are solved as
+# tightly as before. See docs/benchmarks/npsvc.md (K-NPSVC++, round 7) for the time and the objective.
 GPI_PROGRESS = 0.1
 
 
@@ -324,8 +324,8 @@ class KNPSVCState:
 
     def iterate(self, gap: float = 0.0) -> None:
         """One outer iteration; ``gap`` is the last iterate's relative duality gap, to which the P-step's tolerance is
-        tied (GPI_PROGRESS). The U-step's QPs stay at ``inner_tol``: tied to the gap as well, they saved 2–24 of
-        68–358 QP iterations and no time (round 7)."""
+        tied (GPI_PROGRESS). The U-step's QPs stay at ``inner_tol``: tied to the gap as well, they saved 4–24 of
+        70–362 QP iterations and no time (round 7)."""
         self.u_step()
         self.v_step()
         self.p_step(max(GPI_RTOL, GPI_PROGRESS * gap))
