@@ -271,7 +271,7 @@ class TripletSubset:
     def pair_values(self, M: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p for this subset's pairs (numpy, pairs backend), in the cheaper of the two forms."""
         form = self.sample_form
-        if form is None:
+        if form is None or not np.isfinite(M).all():  # a diverged iterate: NaN margins, not a LinAlgError from eigh
             return self.problem.pair_values(M, self.pair_table)
         mu, V = np.linalg.eigh(M)
         keep = np.abs(mu) > _RANK_TOL * max(float(np.abs(mu).max()), np.finfo(float).tiny)

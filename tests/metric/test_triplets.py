@@ -147,6 +147,9 @@ def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
         assert (sub.sample_form is not None) == (gain == 0.0)
         results[gain] = ([p.margins(M) for M in (low_rank, indefinite, p.zeros())] + [sub.margins(low_rank)],
                          [sub.combine(w), sub.part(w > 0.5).combine(None)])
+        nan_M = low_rank.copy()
+        nan_M[0, 0] = np.nan
+        assert np.isnan(sub.margins(nan_M)).any()  # a diverged iterate gives NaN margins in either form
     p.__dict__.pop("everything", None)
     for a, b in zip(*(results[g][0] for g in (0.0, np.inf))):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * max(np.abs(b).max(), 1.0))
