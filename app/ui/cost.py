@@ -6,9 +6,10 @@ passes it to ``run_controls``, which refuses (InputError naming what to change) 
 above the solvers' budget or the typical time above ``run_limit_seconds()``, and turns the live
 re-run off (Run needed, with the estimate shown) when the run takes more than ``LIVE_SECONDS``.
 
-The time model is deliberately simple: iterations × (Python overhead + flops / FLOP_RATE).
-FLOP_RATE and OVERHEAD_SECONDS were read off single-threaded runs on the shared 2-core machine
-(metric: iris 1 s for 1 007 iterations, wine 36 s for 22 641 iterations of 6·10⁵ flops each), so
+The time model is deliberately simple: iterations × (Python overhead + flops / FLOP_RATE), where matrix
+products count at BLAS speed (their flops scaled by FLOP_RATE / BLAS_RATE). FLOP_RATE, BLAS_RATE and
+OVERHEAD_SECONDS were read off single-threaded runs on the shared 2-core machine (metric, round 7: iris,
+wine and segment paths at 17–28 ms per iteration, of which the pair products run at 14–19 GFLOP/s), so
 estimates are orders of magnitude, not promises; the Stop button covers the rest.
 """
 from __future__ import annotations
@@ -22,12 +23,17 @@ import numpy as np
 
 from solvers.core import InputError, format_bytes, memory_budget
 
-FLOP_RATE = 4e8  # dense numpy flops per second, one loaded core
+FLOP_RATE = 4e8  # elementwise numpy flops per second, one loaded core
+BLAS_RATE = 8e9  # matrix-product flops per second, one loaded core (measured 14–19e9 for the metric pair products)
 OVERHEAD_SECONDS = 1e-3  # Python and bookkeeping per iteration
 LIVE_SECONDS = 5.0  # above this a change waits for Run
 TYPICAL_ITERS = 300  # iterations a first-order run typically takes before its tolerance (the caps are the worst case)
 TYPICAL_STEPS = 60  # metric λ-path at ρ = 0.8: iris took 60 λ values, wine 159
-RULE_WEIGHT = {"sdp": 6.0}  # an iris path with the semidefinite rule took 8.2 s, with sphere or linear 1.5 s
+#: a path's time relative to the naive (unscreened) one: a screened path's iterations cost about half (round 7, CPU s
+#: per iteration screened / naive: iris 8.1 / 17, wine 14.5 / 28, segment 8.3 / 23.7) and the semidefinite rule's
+#: eigendecompositions 6× the sphere rule's path (iris 8.2 s against 1.5 s)
+RULE_WEIGHT = {"naive": 1.0, "sdp": 3.0}
+SCREENED_WEIGHT = 0.5
 DEFAULT_RUN_LIMIT = 900.0  # seconds; OPTLAB_RUN_LIMIT_S overrides (a shared server may want less)
 
 
@@ -99,8 +105,9 @@ def _class_counts(y) -> np.ndarray:
 
 def metric_cost(y, n_features: int, *, k: int, diagonal: bool, max_samples: int, max_steps: int, max_iter: int,
                 rules: Sequence[str], rho: float = 0.8, stop: float = 0.01) -> Cost:
-    """Triplet screening paths, one per entry of ``rules`` (the rule each path screens with): |T| from the class
-    sizes, pair distances d² (d for diagonal M) and an eigendecomposition d³ per iteration."""
+    """Triplet screening paths, one per entry of ``rules`` (the rule each path screens with, "naive" for a path
+    without screening): |T| from the class sizes, pair distances d² (d for diagonal M) and an eigendecomposition
+    d³ per iteration."""
     counts = _class_counts(y)
     n = int(counts.sum())
     if max_samples and max_samples < n:
@@ -114,9 +121,11 @@ def metric_cost(y, n_features: int, *, k: int, diagonal: bool, max_samples: int,
         pairs = 2 * n * k
     d = n_features
     per_pair = d if diagonal else d * d
-    flops = 4.0 * pairs * per_pair + (0 if diagonal else 10.0 * d**3) + 10.0 * triplets
-    per_step = min(max_iter, 4 * d + 1)  # iterations per λ grow with d: iris (d = 4) took 17, wine (d = 13) 142
-    runs, weight = len(rules), sum(RULE_WEIGHT.get(r, 1.0) for r in rules)
+    flops = 4.0 * pairs * per_pair * (FLOP_RATE / BLAS_RATE) + (0 if diagonal else 10.0 * d**3) + 10.0 * triplets
+    # iterations per λ grow with d (round 7, naive paths at ρ = 0.8 / 0.9: iris, d = 4, 8.6 / –; wine, d = 13,
+    # 16.8 / 13.1; segment, d = 19, 27.5 / 20.4)
+    per_step = min(max_iter, int(1.5 * d) + 5)
+    runs, weight = len(rules), sum(RULE_WEIGHT.get(r, SCREENED_WEIGHT) for r in rules)
     # λ_t = ρ^t λ_max: covering the same range takes 60·ln 0.8 / ln ρ steps; a stop below the default 0.01
     # (0: never) lets the path run to max_steps
     steps = max_steps if stop < 0.01 else min(max_steps, TYPICAL_STEPS * math.log(0.8) / math.log(rho))

@@ -110,7 +110,7 @@ def main() -> None:
     if chosen is None:
         return
     ds, pp, configs, rules, path_params, stop = chosen
-    path_rules = [rule for config in configs for rule in (["sphere"] if config == "naive" else rules)]
+    path_rules = [rule for config in configs for rule in (["naive"] if config == "naive" else rules)]
     cost = ui.metric_cost(ds.y, ds.n_features, k=pp["k"], diagonal=pp["diagonal"], max_samples=pp["max_samples"],
                           max_steps=path_params["max_steps"], max_iter=stop["max_iter"], rules=path_rules or ["sphere"],
                           rho=path_params["rho"], stop=path_params["stop"])

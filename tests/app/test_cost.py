@@ -90,3 +90,19 @@ def test_smm_estimate_tells_the_methods_apart():
         return cost.smm_cost(500, 10, 10, max_iter=500, methods=methods).seconds
     assert seconds(["fadmm"]) > 10 * seconds(["alm-sncg"])  # F-ADMM's dual QP per iteration (measured 14 s vs 0.3 s)
     assert seconds(["alm-sncg", "ispadmm"]) < cost.LIVE_SECONDS  # the page's default pair stays live
+
+
+def test_metric_full_size_segment_preset_is_accepted_and_screening_weighs_less(monkeypatch):
+    """The page's "segment at full size" preset (2,310 samples in 7 classes of 330, d = 19, k = 20, ρ = 0.9, a naive
+    and an RRPB+PGB path) took 75 CPU s on the shared machine (round 7); the old model estimated 117 min and the page
+    refused it. A screened path is estimated below a naive one (its iterations cost about half)."""
+    monkeypatch.delenv("OPTLAB_RUN_LIMIT_S", raising=False)
+    y = np.repeat(np.arange(7), 330)
+
+    def estimate(rules):
+        return cost.metric_cost(y, 19, k=20, diagonal=False, max_samples=0, max_steps=200, max_iter=2000, rules=rules,
+                                rho=0.9)
+    preset = estimate(["naive", "sphere"])
+    cost.check(preset)
+    assert preset.seconds < cost.DEFAULT_RUN_LIMIT / 2
+    assert estimate(["sphere"]).seconds < estimate(["naive"]).seconds < preset.seconds
