@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..core import InputError, check_array, check_labels, check_same_length, project_psd
 from .device import TorchPairs, resolve_device
@@ -27,6 +28,13 @@ _CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norm
 #: A subset keeps its parent's pair table while the pair work per evaluation is at most this many flops per
 #: triplet (an evaluation does about this much elementwise work per triplet); beyond it, pairs are renumbered.
 _PAIR_WORK_PER_TRIPLET = 8
+#: The sample form of the pair arithmetic (``TripletSubset.sample_form``) is used when the dense form's P·d² flops
+#: exceed this many times its own n·d² + _SPARSE_FLOP·P·d (a sparse or gathered flop costs several BLAS flops).
+_SAMPLE_FORM_GAIN = 2.0
+_SPARSE_FLOP = 4
+#: Eigenvalues of M below this fraction of the largest (in modulus) are dropped in the sample form's pair values:
+#: rounding of the PSD projection's zero eigenvalues, whose terms are below the dense form's own rounding.
+_RANK_TOL = 1e-13
 
 
 # -- loss (Sec. 2.1, App. A) -----------------------------------------------------------------------------------
@@ -132,11 +140,21 @@ class TripletProblem:
         U = self.U if U is None else U
         return U @ M if self.diagonal else np.einsum("ij,ij->i", U @ M, U)
 
+    @cached_property
+    def incidence(self) -> sp.csr_matrix:
+        """The P × n pair–sample incidence matrix E (+1 at a, −1 at b for pair p = (a, b)), so that U = E X."""
+        a, b = self.triplets.pairs[:, 0], self.triplets.pairs[:, 1]
+        P = a.size
+        rows = np.repeat(np.arange(P), 2)
+        cols = np.stack([a, b], axis=1).ravel()
+        signs = np.tile([1.0, -1.0], P)
+        return sp.csr_matrix((signs, (rows, cols)), shape=(P, self.X.shape[0]))
+
     def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """⟨H_t, M⟩ = d²_M(x_i, x_l) − d²_M(x_i, x_j) for all triplets or those in ``idx``."""
         if self.backend == "triplets" or self.torch is not None:
             return self.subset(np.arange(self.n_triplets) if idx is None else idx).margins(M)
-        q = self.pair_values(M)
+        q = self.everything.pair_values(M)
         T = self.triplets
         if idx is None:
             return q[T.diff] - q[T.same]
@@ -231,6 +249,36 @@ class TripletSubset:
         return self.problem.U if rows is None else self.problem.U[rows]
 
     @cached_property
+    def sample_form(self) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
+        """(E_S, E_Sᵀ): this subset's rows of the pair–sample incidence, when the pair arithmetic is cheaper
+        through the samples than through the pair table (issue 17: large d, many pairs per sample), else None.
+
+        With U_S = E_S X, both per-evaluation pair products go through the n samples instead of the P_S pairs:
+          Σ_p w_p u_p u_pᵀ = U_Sᵀ diag(w) U_S = Xᵀ (E_Sᵀ (w ∘ U_S))            (the Laplacian form Xᵀ L X)
+          u_pᵀ M u_p = Σ_k μ_k (u_pᵀ v_k)² = ((E_S (X V))² μ)_p,  M = V diag(μ) Vᵀ   (only μ_k ≠ 0 kept)
+        n·d² + O(P_S·d) flops instead of P_S·d²; M is PSD of rank about d/2 on the paper's data, which halves the
+        second further. Exact up to rounding (the sums are reordered), for any symmetric M.
+        """
+        p = self.problem
+        if p.diagonal or p.backend != "pairs" or p.torch is not None:
+            return None
+        P, n, d = self.pair_rows.size, p.X.shape[0], p.dim
+        if P * d * d < _SAMPLE_FORM_GAIN * (n * d * d + _SPARSE_FLOP * P * d):
+            return None
+        E = p.incidence if self.pair_table_rows is None else p.incidence[self.pair_rows]
+        return E, E.T.tocsr()
+
+    def pair_values(self, M: np.ndarray) -> np.ndarray:
+        """u_pᵀ M u_p for this subset's pairs (numpy, pairs backend), in the cheaper of the two forms."""
+        form = self.sample_form
+        if form is None or not np.isfinite(M).all():  # a diverged iterate: NaN margins, not a LinAlgError from eigh
+            return self.problem.pair_values(M, self.pair_table)
+        mu, V = np.linalg.eigh(M)
+        keep = np.abs(mu) > _RANK_TOL * max(float(np.abs(mu).max()), np.finfo(float).tiny)
+        D = form[0] @ (self.problem.X @ V[:, keep])  # rows: V_kᵀ u_p
+        return (D * D) @ mu[keep]
+
+    @cached_property
     def device_index(self):
         """This subset's pair indices on the problem's torch device (uploaded once per subset)."""
         return self.problem.torch.index(self.same, self.diff, self.pair_table_rows)
@@ -258,7 +306,7 @@ class TripletSubset:
             return np.einsum("ij,ij->i", a @ M, a) - np.einsum("ij,ij->i", b @ M, b)
         if self.problem.torch is not None:
             return self.problem.torch.margins(self.device_index, M).cpu().numpy()
-        q = self.problem.pair_values(M, self.pair_table)
+        q = self.pair_values(M)
         return q[self.diff] - q[self.same]
 
     def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
@@ -280,7 +328,11 @@ class TripletSubset:
         P = self.pair_rows.size
         w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
         U = self.pair_table
-        return U.T @ w if self.problem.diagonal else (U.T * w) @ U
+        if self.problem.diagonal:
+            return U.T @ w
+        if self.sample_form is not None:
+            return self.problem.X.T @ (self.sample_form[1] @ (U * w[:, None]))
+        return (U.T * w) @ U
 
 
 # -- the reduced problem at one λ ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..core import InputError, now, use_clock
 from ..datasets import REAL, load
-from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, run_method, summarize, with_paper
+from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, timed_solve, with_paper
 from .problem import make_problem
 
 BUNDLED = ("iris", "wine", "breast_cancer", "digits")
@@ -71,25 +71,29 @@ def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall
           "target here: K-NPSVC++ ≤ 3 × SVC.")
 
 
-# K-NPSVC++ runs the official code's MAX_ITER = 10 outer iterations (the digest's [code] stationarity test,
-# ‖Σ τ_l ∇^St J_l‖ ≤ 1e-3, does not fire within 10 on digits, DNA or USPS), and once more stopped at a relative
-# duality gap ≤ 1e-3: the paper's "converges within 5 iterations" (Fig. 2a, primal meets dual), reported beside
-# the 10-iteration time, not instead of it.
-KNPSVC_TIMED = {"K-NPSVC++ (10 it.)": 1e-12, "K-NPSVC++ (gap ≤ 1e-3)": 1e-3}
+# K-NPSVC++ is timed as it fits by default (the estimator's tol = 1e-6 on the relative duality gap, at most the
+# official code's MAX_ITER = 10 outer iterations: 9-10 on digits, DNA and USPS), and once more stopped at a relative
+# gap ≤ 1e-3, the paper's "converges within 5 iterations" (Fig. 2a, primal meets dual), reported beside the default
+# fit, not instead of it (docs/benchmarks/npsvc.md, K-NPSVC++ round 7). TWSVM is timed at its default as well (its
+# duals' relative gaps ≤ 1e-6).
+KNPSVC_TIMED = {"K-NPSVC++ (default)": 1e-6, "K-NPSVC++ (gap ≤ 1e-3)": 1e-3}
+KNPSVC_MAX_ITER = 10
 
 
 def time_one(name: str, repeats: int, max_train: int) -> dict:
     problem = make_problem(load(name), max_train=max_train)
     seconds = {"SVC": [], "TWSVM": [], **{label: [] for label in KNPSVC_TIMED}}
-    accuracy = {}
+    accuracy, iterations = {}, {}
     for _ in range(repeats):
         seconds["SVC"].append(fit_svc(problem)[2])
         # TWSVM as the page runs it, which is as fast as our QP allows: its duals one after another
         # (baselines.run_twsvm; round 5's lockstep was 1.2-1.7 x slower, docs/benchmarks/npsvc.md)
-        runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, 10) for label, tol in KNPSVC_TIMED.items()]
+        runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, KNPSVC_MAX_ITER)
+                                                  for label, tol in KNPSVC_TIMED.items()]
         for label, method, tol, max_iter in runs:
             fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats
-            accuracy[label], sec = run_method(fresh, method, tol=tol, max_iter=max_iter)
+            result, sec = timed_solve(fresh, method, tol=tol, max_iter=max_iter)
+            accuracy[label], iterations[label] = float(result.history["test_acc"].iloc[-1]), result.info["n_iter"]
             seconds[label].append(sec)
     fastest = {k: float(np.min(v)) for k, v in seconds.items()}
     ours, early = KNPSVC_TIMED
@@ -97,7 +101,8 @@ def time_one(name: str, repeats: int, max_train: int) -> dict:
             "K-NPSVC++ / SVC": fastest[ours] / fastest["SVC"],
             "K-NPSVC++ / TWSVM": fastest[ours] / fastest["TWSVM"],
             "gap ≤ 1e-3 / TWSVM": fastest[early] / fastest["TWSVM"],
-            "test acc % (10 it. / gap ≤ 1e-3)": f"{100 * accuracy[ours]:.2f} / {100 * accuracy[early]:.2f}"}
+            "outer it. (default / gap ≤ 1e-3)": f"{iterations[ours]} / {iterations[early]}",
+            "test acc % (default / gap ≤ 1e-3)": f"{100 * accuracy[ours]:.2f} / {100 * accuracy[early]:.2f}"}
 
 
 DEEP_METHODS = {"D-NPSVC++": "dnpsvc", "DTWSVN (τ = 1/K)": "fixed-tau", "cross-entropy": "cross-entropy"}

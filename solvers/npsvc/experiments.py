@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.svm import SVC
 
-from ..core import now
+from ..core import Result, now
 from ..datasets import Dataset
 from .problem import NPSVCProblem, make_problem
 
@@ -61,6 +61,12 @@ def run_method(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int,
 def run_method_status(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int,
                       **params) -> tuple[float, float, str]:
     """``run_method`` with the solver's status (converged, max_iter, ...) as a third element."""
+    result, seconds = timed_solve(problem, method, tol=tol, max_iter=max_iter, **params)
+    return float(result.history["test_acc"].iloc[-1]), seconds, result.status
+
+
+def timed_solve(problem: NPSVCProblem, method: str, *, tol: float, max_iter: int, **params) -> tuple[Result, float]:
+    """(result, seconds) of one solver run, the kernel set-up (kernel matrix, Cholesky) included for kernel methods."""
     from . import DEEP_METHODS, solve
 
     setup = 0.0
@@ -69,7 +75,7 @@ def run_method_status(problem: NPSVCProblem, method: str, *, tol: float, max_ite
         problem.features  # noqa: B018 (built once, timed here)
         setup = now() - start
     result = solve(problem, method, tol=tol, max_iter=max_iter, **params)
-    return float(result.history["test_acc"].iloc[-1]), setup + float(result.info["time"]), result.status
+    return result, setup + float(result.info["time"])
 
 
 def accuracy_splits(dataset: Dataset, methods: dict[str, tuple[str, dict]], *, n_splits: int, problem_params: dict,

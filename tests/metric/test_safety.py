@@ -145,3 +145,16 @@ def test_triplet_backend_path_screening_is_safe(small, naive_paths, bounds):
     res = regularization_path(problem, bounds=bounds, rho=RHO, tol=tol, max_iter=50_000, keep_masks=True,
                               analysis=False)
     assert_safe(problem, res, naive_paths[id(small)], tol)
+
+
+@pytest.mark.parametrize("bounds", [("rrpb",), ("rrpb", "pgb"), ("gb",)], ids="+".join)
+def test_sample_form_path_screening_is_safe(small, naive_paths, bounds, monkeypatch):
+    """With the pair arithmetic through the samples (Xᵀ L X and M's eigenvectors, forced here on every subset)
+    the screened path is safe against the pair-table form's naive path on the same triplets."""
+    monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", 0.0)
+    problem = tiny("iris", 6)
+    assert problem.everything.sample_form is not None
+    tol = 1e-8
+    res = regularization_path(problem, bounds=bounds, rho=RHO, tol=tol, max_iter=50_000, keep_masks=True,
+                              analysis=False, range_screening="rrpb" in bounds)
+    assert_safe(problem, res, naive_paths[id(small)], tol)

@@ -146,3 +146,47 @@ def test_triplet_backend_equals_pair_backend(diagonal):
     sub_t.margins(M)  # fills the cache before the part is cut
     np.testing.assert_allclose(sub_t.part(keep).margins(M), sub_p.part(keep).margins(M), atol=1e-12)
     np.testing.assert_allclose(sub_t.part(keep).combine(None), sub_p.part(keep).combine(None), atol=1e-10)
+
+
+@pytest.fixture
+def sample_form_problem():
+    """k-NN triplets in d = 12 with many pairs per sample: where the cost rule picks the sample form."""
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((60, 12))
+    return make_triplet_problem(X, np.arange(60) % 3, k=6, scale=False), rng
+
+
+def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
+    """Σ w u uᵀ = Xᵀ Eᵀ (w∘U) and u_pᵀ M u_p from M's eigenvectors agree with the pair-table products, for a
+    reduced-rank PSD M (as the projection gives), an indefinite symmetric M (GB's centre) and M = 0."""
+    p, rng = sample_form_problem
+    d = p.dim
+    V = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    low_rank = (V[:, :5] * rng.random(5)) @ V[:, :5].T
+    indefinite = random_psd(d, rng) - random_psd(d, rng)
+    idx = np.sort(rng.choice(p.n_triplets, p.n_triplets // 3, replace=False))
+    w = rng.random(idx.size)
+    results = {}
+    for gain in (0.0, np.inf):  # 0: the sample form everywhere; inf: the pair table everywhere
+        monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", gain)
+        p.__dict__.pop("everything", None)
+        sub = p.subset(idx)
+        assert (sub.sample_form is not None) == (gain == 0.0)
+        results[gain] = ([p.margins(M) for M in (low_rank, indefinite, p.zeros())] + [sub.margins(low_rank)],
+                         [sub.combine(w), sub.part(w > 0.5).combine(None)])
+        nan_M = low_rank.copy()
+        nan_M[0, 0] = np.nan
+        assert np.isnan(sub.margins(nan_M)).any()  # a diverged iterate gives NaN margins in either form
+    p.__dict__.pop("everything", None)
+    for a, b in zip(*(results[g][0] for g in (0.0, np.inf))):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * max(np.abs(b).max(), 1.0))
+    for a, b in zip(*(results[g][1] for g in (0.0, np.inf))):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
+
+
+def test_cost_rule_keeps_pair_table_where_it_is_cheaper():
+    """Few pairs per sample, or small d: the sample form's n·d² would not pay, the pair table stays."""
+    rng = np.random.default_rng(9)
+    few = make_triplet_problem(rng.standard_normal((60, 12)), np.arange(60) % 3, k=1, scale=False)
+    small_d = make_triplet_problem(rng.standard_normal((40, 3)), np.arange(40) % 2, k=None, scale=False)
+    assert few.everything.sample_form is None and small_d.everything.sample_form is None

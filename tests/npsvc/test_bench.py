@@ -58,7 +58,8 @@ def test_tiny_time_table(capsys):
     assert main(["--part", "time", "--datasets", "iris", "--repeats", "2", "--clock", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "cpu seconds, fastest of 2" in out and "K-NPSVC++ / TWSVM" in out and "| iris |" in out
-    assert "gap ≤ 1e-3 / TWSVM" in out and "test acc % (10 it. / gap ≤ 1e-3)" in out
+    assert "gap ≤ 1e-3 / TWSVM" in out and "test acc % (default / gap ≤ 1e-3)" in out
+    assert "K-NPSVC++ (default) [s]" in out and "outer it. (default / gap ≤ 1e-3)" in out
 
 
 def test_deep_part_method_subset_warmup_bf16_and_per_epoch_lines(capsys):
