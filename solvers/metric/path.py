@@ -86,6 +86,9 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
     path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere")
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)
+    # one unscreened problem for the whole path: it keeps the margins of its last evaluation, so the first
+    # iterate at λ_t (M_{t−1}, the solver's last full pass at λ_{t−1}) reads them, as a screened path's does
+    unscreened = ReducedProblem.unscreened(problem)
     elapsed, status = 0.0, "converged"
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
                  "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,
@@ -95,7 +98,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         started = now()
         reference = (M_prev, lam_prev, eps) if math.isfinite(eps) else None
         if ledger is None:
-            reduced, n_range = ReducedProblem.unscreened(problem), 0
+            reduced, n_range = unscreened, 0
         else:
             reduced = ledger.step(step, lam, reference)
             n_range = ledger.n_range

@@ -135,10 +135,13 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
                     refreshed = True
             if active_set:
                 positive = full.margins < 1.0  # loss > 0 (Sec. 5.3)
-                working = rp.active if positive.all() else problem.subset(rp.active.idx[positive])
+                # a part of the active triplets (their pair table), not a subset of T: O(|A|), not O(|T|)
+                working = rp.active if positive.all() else rp.active.part(positive)
                 refreshed = True
             if refreshed:
-                ev = full if working is None or len(working) == len(rp.active) else rp.evaluate(M, lam, working)
+                # the triplets left out of the working set have ℓ = 0 and α = 0 at M, so the working set's
+                # evaluation at M *is* ``full`` (same P̃, same ∇P̃): no second pass
+                ev = full
                 recent.clear()
                 prev = None
         G = ev.grad

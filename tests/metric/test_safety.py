@@ -79,6 +79,24 @@ def test_active_set_with_range_screening_is_safe(small, naive_paths):
     assert_safe(small, res, naive_paths[id(small)], 1e-8)
 
 
+def test_active_set_path_equals_the_plain_path(small, naive_paths):
+    """Table 2's baseline (active set, no screening) and its screened rows reach the plain path's solutions: the
+    working set changes the iterations, not the minimiser (strong convexity: ‖M − M*‖ ≤ sqrt(2 gap/λ))."""
+    naive = naive_paths[id(small)]
+    for bounds in ((), ("rrpb",), ("rrpb", "pgb")):
+        res = regularization_path(small, bounds=bounds, rho=RHO, tol=1e-8, max_iter=50_000, analysis=False,
+                                  active_set=True, range_screening=bool(bounds))
+        steps = min(len(res.solutions), len(naive.solutions))
+        assert steps >= 10
+        for s in range(1, steps):
+            row, ref_row = res.table.iloc[s], naive.table.iloc[s]
+            lam = row["lam"]
+            assert lam == pytest.approx(ref_row["lam"])
+            bound = math.sqrt(2 * row["gap"] / lam) + math.sqrt(2 * ref_row["gap"] / lam)
+            assert math.sqrt(np.sum((res.solutions[s] - naive.solutions[s]) ** 2)) <= bound + 1e-9
+            assert row["objective"] == pytest.approx(ref_row["objective"], rel=1e-7)
+
+
 def test_hinge_path_screening_is_safe():
     p = tiny("iris", 5, gamma=0.0)
     naive = regularization_path(p, bounds=(), rho=RHO, tol=1e-9, max_iter=200, analysis=False, max_steps=8)

@@ -37,6 +37,33 @@ def test_knn_triplets_are_the_nearest_neighbours():
         assert set(T.j[rows]) == want_j and set(T.l[rows]) == want_l
 
 
+def test_partial_selection_equals_the_stable_sort_with_ties():
+    """The k smallest per row (partition + sort of k) are a stable argsort's first k, ties and inf included."""
+    from solvers.metric.triplets import _smallest
+    rng = np.random.default_rng(4)
+    for trial in range(200):
+        n, m = int(rng.integers(1, 20)), int(rng.integers(1, 30))
+        D = rng.integers(0, 5, (n, m)).astype(float) if trial % 2 else rng.standard_normal((n, m))
+        D[rng.random((n, m)) < 0.2] = np.inf
+        k = int(rng.integers(1, m + 1))
+        assert np.array_equal(_smallest(D, k), np.argsort(D, axis=1, kind="stable")[:, :k])
+
+
+def test_knn_triplets_with_duplicate_samples_take_the_lower_index():
+    """Binary data (a9a) has duplicate rows: tied neighbours go to the lower index, as documented."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, (60, 3)).astype(float)
+    y = np.arange(60) % 2
+    T = build_triplets(X, y, 4)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    for i in range(60):
+        same = np.flatnonzero((y == y[i]) & (np.arange(60) != i))
+        other = np.flatnonzero(y != y[i])
+        rows = T.i == i
+        assert set(T.j[rows]) == set(same[np.argsort(D[i, same], kind="stable")[:4]])
+        assert set(T.l[rows]) == set(other[np.argsort(D[i, other], kind="stable")[:4]])
+
+
 def test_small_class_contributes_all_its_members():
     X = np.random.default_rng(2).standard_normal((12, 2))
     y = np.array([0, 0] + [1] * 10)
