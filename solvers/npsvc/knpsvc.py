@@ -340,21 +340,18 @@ def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
     state = KNPSVCState(problem, **validate_params(KNPSVC_PARAMS, params))
 
-    gaps: list[float] = []  # relative duality gap of each recorded iterate
-
     def record(k: int) -> str | None:
         J = state.objectives()
         with rec.excluded():
             train_acc, test_acc = problem.accuracies(state.U, state.norms(), state.F)
         primal = float(J.max())
-        gaps.append((primal - float(state.tau @ J)) / max(1.0, abs(primal)))
-        return rec.record(k, objective=primal, optimality=gaps[-1],
+        return rec.record(k, objective=primal, optimality=(primal - float(state.tau @ J)) / max(1.0, abs(primal)),
                           stationarity=state.stationarity, train_acc=train_acc, test_acc=test_acc,
                           qp_iters=state.qp_iters, **chebyshev_columns(J, state.tau))
 
     if not record(0):  # row 0: the random initial point
         for t in itertools.count(1):
-            state.iterate(gaps[-1])
+            state.iterate(rec.rows[-1]["optimality"])  # the last iterate's relative duality gap
             if record(t):
                 break
     return rec.result({"U": state.U, "V": state.V, "P": state.P, "tau": state.tau, "norms": state.norms(),
