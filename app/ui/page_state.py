@@ -276,6 +276,10 @@ def follow_history(page: str) -> None:
         st.session_state.pop(k, None)
     for k in [k for k in st.session_state.get(NOTICES, {}) if _on_page(k, page)]:
         del st.session_state[NOTICES][k]
+    # the page's values now follow this URL: record it at once, not only at ``flush_url``. A history step that
+    # interrupts this run (Back then Forward, faster than a run) would otherwise compare its URL with the one
+    # sent before, find it equal, keep the values of this URL and write them over the one it came to show.
+    st.session_state[SENT] = {k: v for k, v in sent.items() if not _on_page(k, page)} | now
 
 
 def keep(key: str, default: Any, codec: Codec, *, name: str | None = None, shown: Callable[[Any], str] = str) -> None:

@@ -256,6 +256,29 @@ def test_back_restores_the_previous_configuration_and_tab():
     assert at.select_slider(key="fd.problem.kappa").value == 200 and url(at, "fd.beta") == ["0.7"]
 
 
+def test_forward_after_a_back_that_was_cut_short_shows_the_forward_configuration(monkeypatch):
+    """Back then Forward faster than a run: the Forward run interrupts the Back run before it sent its URL. The
+    Forward run shows the Forward URL's values and leaves that URL as it is (a fresh-clone CI run under load
+    showed the Back values and wrote the Back URL over the Forward one)."""
+    from app.ui import layout
+
+    at = open_page("foundations")
+    at.slider(key="fd.step").set_value(1.5).run()
+    forward = {k: url(at, k) for k in at.query_params}
+    assert forward.get("fd.step") == ["1.5"]
+    monkeypatch.setattr(layout, "flush_url", lambda: None)  # the Back run ends before its URL is sent
+    at.query_params.clear()
+    at.run()
+    assert at.slider(key="fd.step").value == 1.0
+    monkeypatch.undo()
+    at.query_params.clear()  # Forward
+    at.query_params.update({k: v if len(v) != 1 else v[0] for k, v in forward.items()})
+    at.run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.slider(key="fd.step").value == 1.5
+    assert {k: url(at, k) for k in at.query_params} == forward
+
+
 def test_one_run_changes_the_url_once(monkeypatch):
     """A preset moves several widgets; the run sends its URL in one message (one browser-history entry)."""
     from streamlit.runtime.state.query_params import QueryParams
