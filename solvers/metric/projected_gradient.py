@@ -108,6 +108,7 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     M = M0
     eta = initial_step(problem, lam)
     working = None
+    working_of: tuple[object, np.ndarray] | None = None  # (active set, positive mask) the working set was cut from
     ev = rp.evaluate(M, lam)
     full = ev
     recent: deque = deque(maxlen=_NONMONOTONE_MEMORY)
@@ -135,8 +136,11 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
                     refreshed = True
             if active_set:
                 positive = full.margins < 1.0  # loss > 0 (Sec. 5.3)
-                # a part of the active triplets (their pair table), not a subset of T: O(|A|), not O(|T|)
-                working = rp.active if positive.all() else rp.active.part(positive)
+                if working_of is None or working_of[0] is not rp.active or not np.array_equal(working_of[1], positive):
+                    # a part of the active triplets (their pair table), not a subset of T: O(|A|), not O(|T|);
+                    # kept while the same triplets have positive loss (no renumbering, no new pair table)
+                    working = rp.active if positive.all() else rp.active.part(positive)
+                    working_of = (rp.active, positive)
                 refreshed = True
             if refreshed:
                 # the triplets left out of the working set have ℓ = 0 and α = 0 at M, so the working set's

@@ -184,6 +184,27 @@ def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
 
 
+@pytest.mark.parametrize("gain", [0.0, np.inf])  # 0: the gathered pairs through the samples; inf: their table rows
+def test_margins_over_few_triplets_compute_only_their_pairs(sample_form_problem, monkeypatch, gain):
+    """The margins of a few triplets (the ledger's candidates) from their own pairs only equal the all-pairs
+    margins, in either form, for a low-rank PSD, an indefinite and a zero M; a non-finite M gives NaN, not an error."""
+    p, rng = sample_form_problem
+    monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", gain)
+    monkeypatch.setattr("solvers.metric.problem._GATHER_SHARE", 1.0)  # the gathered branch whatever the share
+    d = p.dim
+    V = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    for M in ((V[:, :4] * rng.random(4)) @ V[:, :4].T, random_psd(d, rng) - random_psd(d, rng), p.zeros()):
+        full = p.everything.pair_values(M)
+        full = full[p.triplets.diff] - full[p.triplets.same]
+        for size in (1, 7, p.n_triplets // 20, p.n_triplets // 2):
+            idx = rng.choice(p.n_triplets, size, replace=False)
+            np.testing.assert_allclose(p.margins(M, idx), full[idx], rtol=1e-10,
+                                       atol=1e-10 * max(np.abs(full).max(), 1.0))
+    nan_M = random_psd(d, rng)
+    nan_M[0, 0] = np.nan
+    assert np.isnan(p.margins(nan_M, np.arange(5))).any()
+
+
 def test_cost_rule_keeps_pair_table_where_it_is_cheaper():
     """Few pairs per sample, or small d: the sample form's n·d² would not pay, the pair table stays."""
     rng = np.random.default_rng(9)
