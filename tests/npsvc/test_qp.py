@@ -64,6 +64,28 @@ def test_newton_step_moves_variables_whose_target_leaves_the_box_to_their_bound(
     np.testing.assert_allclose(qp.x, ref.x, atol=1e-11)
 
 
+@pytest.mark.parametrize("lower", [0.0, -0.2])
+def test_newton_re_solves_through_the_factor_at_hand_land_on_the_optimum(lower, monkeypatch):
+    """A large free set with a few targets outside the box: the re-solves with those variables on their bounds go
+    through the free block's factor (a Schur complement, qp.BoxQP._fixed_newton_step) instead of factorizing the
+    smaller block; one Newton step still lands on the optimum, as the factorizing route does."""
+    rng = np.random.default_rng(7)
+    n = 200
+    S = np.eye(n) + 0.05 * random_psd(rng, n)
+    unconstrained = np.where(rng.random(n) < 0.04, rng.choice([-2.0, 3.0], n), rng.uniform(0.2, 0.8, n))
+    q = -S @ unconstrained
+    through_factor = []
+    original = BoxQP._fixed_newton_step
+    monkeypatch.setattr(BoxQP, "_fixed_newton_step",
+                        lambda self, *args: through_factor.append(1) or original(self, *args))
+    qp = BoxQP(lambda v: S @ v, q, 1.0, np.full(n, 0.5), lower=lower)
+    qp.newton_step(S)
+    ref = BoxQP(lambda v: S @ v, q, 1.0, lower=lower).solve(1e-13, 100_000)
+    assert through_factor and np.any(ref.x <= lower) and np.any(ref.x >= 1.0)
+    assert qp.n_iter == 1 and qp.kkt_residual() <= 1e-12
+    np.testing.assert_allclose(qp.x, ref.x, atol=1e-11)
+
+
 def test_box_qp_warm_start_at_optimum_stops_at_once():
     rng = np.random.default_rng(3)
     S, q = random_psd(rng, 20), rng.standard_normal(20)
