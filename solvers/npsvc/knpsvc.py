@@ -283,12 +283,13 @@ class KNPSVCState:
         else:
             terms = [b.Psi_other @ b.Q(C[:, l]) - 1.0 for l, b in enumerate(self.blocks)]  # r₁R_lᵀP̂v_l − 1
         self.qp_iters = 0
+        qps = []
         for l, (b, q) in enumerate(zip(self.blocks, terms)):
-            qp = BoxQP(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l]).solve(self.inner_tol, S=b.S)
-            self.lambdas[l], self._S_lambdas[l] = qp.x, qp.Sx
-            self.qp_iters += qp.n_iter
-        if self.gram is not None:
-            self.U, self.F = self.gram.hyperplanes(C, solved, self.lambdas)
+            qps.append(BoxQP(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l]).solve(self.inner_tol, S=b.S))
+            self.lambdas[l], self._S_lambdas[l] = qps[l].x, qps[l].Sx
+            self.qp_iters += qps[l].n_iter
+        if self.gram is not None:  # Ψ_{−l}û_l = ∇_l + 1 at each QP's solution (GramUStep.hyperplanes)
+            self.U, self.F = self.gram.hyperplanes(C, solved, self.lambdas, [qp.grad + 1.0 for qp in qps])
         else:
             self.U = np.column_stack([b.hyperplane(C[:, l], lam)
                                       for l, (b, lam) in enumerate(zip(self.blocks, self.lambdas))])

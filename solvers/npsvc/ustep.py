@@ -51,11 +51,18 @@ class GramUStep:
             solved.append(a)
         return Z, terms, solved
 
-    def hyperplanes(self, C: np.ndarray, solved: list, lambdas: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """(Û, ΨÛ) from the duals λ_l (eq. 15), with the a_l of ``linear_terms``."""
+    def hyperplanes(self, C: np.ndarray, solved: list, lambdas: list[np.ndarray],
+                    other_scores: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(Û, ΨÛ) from the duals λ_l (eq. 15), with the a_l of ``linear_terms``.
+
+        ΨÛ needs no product with Ψ: on the rows N_l, Ψ_{−l}û_l = Ψ_{−l}Q_l(c_l + Ψ_{−l}ᵀλ_l) = (q_l + 1) + S_lλ_l, the
+        QP's gradient plus one (``other_scores``); on S_l, Ψ_lQ_l = (r₁I + G_ll)⁻¹Ψ_l gives
+        Ψ_lû_l = L_l⁻ᵀ(a_l + W_lλ_l) = −ỹ_l. One triangular product per U-step instead of two."""
         Y = np.empty_like(C)
-        for l, (b, a, lam) in enumerate(zip(self.blocks, solved, lambdas)):
+        F = np.empty_like(C)
+        for l, (b, a, lam, scores) in enumerate(zip(self.blocks, solved, lambdas, other_scores)):
             Y[b.other_rows, l] = lam
             Y[b.own_rows, l] = -dtrtrs(b.Q.factor[0], a + b.W @ lam, lower=1, trans=1)[0]
-        U = (C + lower_times(self.Psi, Y, transpose=True)) / self.r1
-        return U, lower_times(self.Psi, U)
+            F[b.other_rows, l] = scores
+            F[b.own_rows, l] = -Y[b.own_rows, l]
+        return (C + lower_times(self.Psi, Y, transpose=True)) / self.r1, F
