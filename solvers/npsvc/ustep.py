@@ -61,8 +61,7 @@ class GramUStep:
         Y = np.empty_like(C)
         F = np.empty_like(C)
         for l, (b, a, lam, scores) in enumerate(zip(self.blocks, solved, lambdas, other_scores)):
-            Y[b.other_rows, l] = lam
-            Y[b.own_rows, l] = -dtrtrs(b.Q.factor[0], a + b.W @ lam, lower=1, trans=1)[0]
-            F[b.other_rows, l] = scores
-            F[b.own_rows, l] = -Y[b.own_rows, l]
+            own_scores = dtrtrs(b.Q.factor[0], a + b.W @ lam, lower=1, trans=1)[0]  # Ψ_lû_l = −ỹ_l on S_l
+            Y[b.other_rows, l], Y[b.own_rows, l] = lam, -own_scores
+            F[b.other_rows, l], F[b.own_rows, l] = scores, own_scores
         return (C + lower_times(self.Psi, Y, transpose=True)) / self.r1, F
