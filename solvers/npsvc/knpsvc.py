@@ -20,8 +20,13 @@ M = ΨᵀLΨ with L the normalised Laplacian of the kNN graph (A.12). One outer 
 5. Extra descent on P̂ (Thm. 2, Alg. 1 line 20): P̂ ← π_St(P̂ − η Σ τ_l ∇^St J_l).
 
 History rows carry each J_l, primal max_l J_l (8), dual τᵀJ (9), their gap, τ, the Pareto
-stationarity ‖Σ τ_l ∇^St J_l‖_F and train/test accuracy. ``optimality`` is the relative gap
-(max J − τᵀJ)/max(1, max J), the paper's convergence picture (Fig. 2a).
+stationarity ‖Σ τ_l ∇^St J_l‖_F and train/test accuracy. The stopping measure ``optimality`` is the larger of
+``relative_gap`` = (max J − τᵀJ)/max(1, max J), the paper's convergence picture (Fig. 2a), and ``progress`` =
+|Δ max J|/max(1, max J) over the last iteration. The gap alone is no optimality test: every run ends with τ on
+the vertex of the class with the largest J_l, and the gap then only measures τ's distance to that vertex, which
+contracts by 1 − β per iteration whatever the hyperplanes do. At β = 1 it was exactly 0 after one or two
+iterations, 64 % (DNA) and 4.5 % (digits) above the max J that later iterations reach
+(docs/benchmarks/npsvc.md, K-NPSVC++ rounds 9 and 10).
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.neighbors import kneighbors_graph
 
-from ..core import HistoryRecorder, InputError, Param, Result, validate_params
+from ..core import HistoryRecorder, InputError, Param, Result, relative_change, validate_params
 from .baselines import C, R1
 from .blocks import ClassBlocks
 from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
@@ -52,8 +57,8 @@ KNPSVC_PARAMS = (
           symbol=r"\eta"),
     Param("beta", 0.75, float, low=0, low_strict=True, high=1,
           help="momentum τ ← (1 − β)τ + βτ* (eq. 26; 1 = the paper's Alg. 1, 0.75 = the official code); the duality "
-               "gap tracks τ reaching its vertex, shrinking by 1 − β per iteration: at 1 it was 0 after 1–2 "
-               "iterations on DNA and digits, ending the fit well above the optimum",
+               "gap tracks τ reaching its vertex, shrinking by 1 − β per iteration (at 1 it was 0 after 1–2 "
+               "iterations on DNA and digits), which is why the fit also waits for max J to stop moving",
           symbol=r"\beta"),
     Param("gpi_iter", 25, int, low=1, high=1000, help="generalised power iterations per P-step (Nie et al. 2017)"),
     Param("inner_tol", 1e-6, float, low=0, low_strict=True, log=True, ui_range=(1e-12, 1e-2),
@@ -348,13 +353,16 @@ def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
         with rec.excluded():
             train_acc, test_acc = problem.accuracies(state.U, state.norms(), state.F)
         primal = float(J.max())
-        return rec.record(k, objective=primal, optimality=(primal - float(state.tau @ J)) / max(1.0, abs(primal)),
+        gap = (primal - float(state.tau @ J)) / max(1.0, abs(primal))
+        # row 0 (the random start) has no previous iterate: its progress counts as 1, so no fit stops before a step
+        progress = relative_change(primal, rec.rows[-1]["objective"]) if rec.rows else 1.0
+        return rec.record(k, objective=primal, optimality=max(gap, progress), relative_gap=gap, progress=progress,
                           stationarity=state.stationarity, train_acc=train_acc, test_acc=test_acc,
                           qp_iters=state.qp_iters, **chebyshev_columns(J, state.tau))
 
     if not record(0):  # row 0: the random initial point
         for t in itertools.count(1):
-            state.iterate(rec.rows[-1]["optimality"])  # the last iterate's relative duality gap
+            state.iterate(rec.rows[-1]["relative_gap"])  # GPI's tolerance follows the last iterate's gap (GPI_PROGRESS)
             if record(t):
                 break
     return rec.result({"U": state.U, "V": state.V, "P": state.P, "tau": state.tau, "norms": state.norms(),
