@@ -38,7 +38,8 @@ METHODS = {m.name: m for m in (
            "squared dissimilarity loss: each hyperplane from one linear system; optimality = relative residual",
            "Table 1; Arun Kumar & Gopal 2009"),
     Method("knpsvc", "K-NPSVC++", run_knpsvc, KNPSVC_PARAMS,
-           "kernel NPSVC++: U/V/P steps on τᵀJ, Pareto weights τ by a simplex QP; optimality = (max J − τᵀJ)/max J",
+           "kernel NPSVC++: U/V/P steps on τᵀJ, Pareto weights τ by a simplex QP; optimality = the larger of "
+           "(max J − τᵀJ)/max J and the relative change of max J",
            "Algorithm 1, eqs. (14)–(21)"),
     Method("dnpsvc", "D-NPSVC++", partial(run_dnpsvc, criterion="npsvc++"), _DEEP_SHARED,
            "deep NPSVC++ in torch: θ-step and τ-step per mini-batch", "Algorithm 2, eqs. (22)–(26)"),

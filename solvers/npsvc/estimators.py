@@ -102,7 +102,10 @@ class LSTSVM(TWSVM):
 
 
 class KNPSVC(_KernelNPSVC):
-    """K-NPSVC++ (Algorithm 1): hyperplanes on [φ(x); z(x)] with a shared learned z = P̂ᵀψ(x)."""
+    """K-NPSVC++ (Algorithm 1): hyperplanes on [φ(x); z(x)] with a shared learned z = P̂ᵀψ(x).
+
+    A fit stops when the relative duality gap and the relative change of max_l J_l over the last outer iteration
+    are both ≤ ``tol``, or after ``max_iter`` outer iterations (the official code's 10, which default fits reach)."""
 
     _method = "knpsvc"
 
