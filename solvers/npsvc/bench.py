@@ -17,16 +17,21 @@ import pandas as pd
 from ..core import InputError, now, use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, timed_solve, with_paper
+from .knpsvc import OFFICIAL_MAX_ITER
 from .problem import make_problem
 
 BUNDLED = ("iris", "wine", "breast_cancer", "digits")
 KERNEL_METHODS = {"TWSVM": ("twsvm", {}), "NPSVM": ("npsvm", {}), "pinball TWSVM": ("pin-twsvm", {}),
                   "LSTSVM": ("lstsvm", {}), "K-NPSVC++": ("knpsvc", {})}
-# Iterations each method may take in the accuracy part: 200 for all but NPSVM, whose lockstep dual over
-# [λ; α⁺; α⁻] (BB steps, a Newton step every tenth; its Hessian BBᵀ/r₁ has no own-class term to condition
-# it) needed 340–430 iterations on DNA and stopped at a relative gap of 0.99 after 200 (80.7 ± 14.8 %).
+# Iterations each method may take in the accuracy part: 200 for the QP-based baselines; NPSVM more, since its
+# lockstep dual over [λ; α⁺; α⁻] (BB steps, a Newton step every tenth; its Hessian BBᵀ/r₁ has no own-class term to
+# condition it) needed 340–430 iterations on DNA and stopped at a relative gap of 0.99 after 200 (80.7 ± 14.8 %);
+# K-NPSVC++ the official code's MAX_ITER = 10 outer iterations, with which the paper's Table 2 was made and at which
+# the estimator stops by default. Run on to its stopping test (≤ 200 iterations, the gap and max J's relative
+# change ≤ 1e-6) it lost 0.64 points on BinAlpha (70.78 vs 71.42 %) and gained none elsewhere: the Chebyshev
+# objective max_l J_l is not the accuracy (docs/benchmarks/npsvc.md, K-NPSVC++ round 10).
 ITERATIONS = 200
-BUDGETS = {"NPSVM": 5000}
+BUDGETS = {"NPSVM": 5000, "K-NPSVC++": OFFICIAL_MAX_ITER}
 
 
 def markdown(df: pd.DataFrame) -> str:
@@ -77,7 +82,6 @@ def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall
 # dual), reported beside the default fit, not instead of it (docs/benchmarks/npsvc.md, K-NPSVC++ round 7). TWSVM is
 # timed at its default as well (its duals' relative gaps ≤ 1e-6).
 KNPSVC_TIMED = {"K-NPSVC++ (default)": 1e-6, "K-NPSVC++ (tol 1e-3)": 1e-3}
-KNPSVC_MAX_ITER = 10
 TIMED_DATASETS = ("digits", "dna", "usps")  # issue 12's three for K-NPSVC++ / TWSVM
 
 
@@ -89,7 +93,7 @@ def time_one(name: str, repeats: int, max_train: int) -> dict:
         seconds["SVC"].append(fit_svc(problem)[2])
         # TWSVM as the page runs it, which is as fast as our QP allows: its duals one after another
         # (baselines.run_twsvm; round 5's lockstep was 1.2-1.7 x slower, docs/benchmarks/npsvc.md)
-        runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, KNPSVC_MAX_ITER)
+        runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, OFFICIAL_MAX_ITER)
                                                   for label, tol in KNPSVC_TIMED.items()]
         for label, method, tol, max_iter in runs:
             fresh = make_problem(load(name), max_train=max_train)  # no cached kernel between repeats

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core import InputError
 from .dnpsvc import deep_features, deep_predict, deep_scores
+from .knpsvc import OFFICIAL_MAX_ITER
 from .problem import check_problem_inputs, problem_from_arrays
 
 CRITERION_METHODS = {"npsvc++": "dnpsvc", "fixed": "fixed-tau", "ce": "cross-entropy"}
@@ -111,7 +112,7 @@ class KNPSVC(_KernelNPSVC):
 
     def __init__(self, kernel="rbf", width=0.0, degree=2, coef0=1.0, bias=True, strategy="ovr", c=1.0, r1=0.1,
                  r2=0.1, mu=1e-3, d=0, gamma=0.1, eta=0.1, beta=0.75, gpi_iter=25, inner_tol=1e-6, seed=0,
-                 tol=1e-6, max_iter=10):
+                 tol=1e-6, max_iter=OFFICIAL_MAX_ITER):
         self.kernel, self.width, self.degree, self.coef0, self.bias = kernel, width, degree, coef0, bias
         self.strategy, self.c, self.r1, self.r2, self.mu, self.d = strategy, c, r1, r2, mu, d
         self.gamma, self.eta, self.beta, self.gpi_iter, self.inner_tol = gamma, eta, beta, gpi_iter, inner_tol

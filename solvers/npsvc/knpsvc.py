@@ -44,6 +44,8 @@ from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squ
 from .qp import BoxQP, simplex_qp
 from .ustep import GramUStep, lower_times
 
+OFFICIAL_MAX_ITER = 10  # the official code's outer iterations (digest §3.6): the estimator's default, Table 2's budget
+
 KNPSVC_PARAMS = (
     C, R1,
     Param("r2", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
