@@ -102,11 +102,11 @@ def convergence_tab(results, labels, histories) -> dict:
     table["test acc"] = [float(r.history["test_acc"].iloc[-1]) for r in results.values()]
     table["device"] = [r.info.get("device", "cpu (numpy)") for r in results.values()]  # deep models: torch device
     st.dataframe(table, hide_index=True)
-    st.caption("Optimality: K-NPSVC++ the larger of (max J − τᵀJ)/max J and the relative change of max J over the "
-               "last iteration; deep models (max J − τᵀJ)/max J; TWSVM the largest relative duality gap of its K box "
-               "QPs; LSTSVM the residual of its linear systems. The gap alone only says that τ sits on the class with "
-               "the largest J_l: it shrinks by 1 − β per iteration whatever the hyperplanes do (at β = 1 it can be 0 "
-               "after one iteration), so K-NPSVC++ also waits for the primal curve to flatten.")
+    st.caption("Optimality: K-NPSVC++ the larger of (max J − τᵀJ)/max J and the relative change of max J over "
+               "the last iteration; deep models (max J − τᵀJ)/max J; TWSVM the largest relative duality gap of its "
+               "K box QPs; LSTSVM the residual of its linear systems. The gap alone only says that τ sits on the "
+               "class with the largest J_l: it shrinks by 1 − β per iteration whatever the hyperplanes do (at β = 1 "
+               "it can be 0 after one iteration), so K-NPSVC++ also waits for the primal curve to flatten.")
     return figures
 
 
@@ -239,7 +239,8 @@ def sensitivity_tab(problem, per_method, stop, data_key) -> dict:
 def results_tab(ds, problem, problem_params, per_method, stop) -> None:
     st.markdown("Table 2 protocol: random stratified splits with the page's test size (paper: 60/40, 10 splits), "
                 "mean ± std of test accuracy; ‡ / † mark a paired t-test against K-NPSVC++ at p < 0.05 / 0.1. "
-                f"K-NPSVC++ runs at most the official code's {OFFICIAL_MAX_ITER} outer iterations, as the paper's table did.")
+                f"K-NPSVC++ runs at most the official code's {OFFICIAL_MAX_ITER} outer iterations, as the paper's "
+                "table did.")
     splits = ui.slider("splits", 2, 10, 3, key=f"{KEY}.splits")
     methods = {fam.METHODS[m].label: (m, dict(per_method.get(m) or {})) for m in KERNEL_METHODS}
     key = ui.config_key(KEY, "table", ds.meta["key"], problem_params, methods, stop, splits)
@@ -251,8 +252,9 @@ def results_tab(ds, problem, problem_params, per_method, stop) -> None:
         return
     if st.button("Run splits", key=f"{KEY}.table_run"):
         bar = ui.StoppableProgress(f"{KEY}.table", "splits…")
+        budgets = {"K-NPSVC++": min(stop["max_iter"], OFFICIAL_MAX_ITER)}
         runs = accuracy_splits(ds, methods, n_splits=splits, problem_params=problem_params, tol=stop["tol"],
-                               max_iter=stop["max_iter"], budgets={"K-NPSVC++": min(stop["max_iter"], OFFICIAL_MAX_ITER)},
+                               max_iter=stop["max_iter"], budgets=budgets,
                                progress=lambda f, t: bar.progress(f, text=t))
         bar.empty()
         store[key] = with_paper(summarize(runs), ds.name)

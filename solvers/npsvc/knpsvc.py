@@ -160,8 +160,8 @@ GPI_RTOL = 1e-8
 # tolerance, so an early stop keeps the P-step a descent step for τᵀJ (an inexact block step), and the outer
 # stopping test is evaluated exactly at every iterate. τ still moves in those iterations, and the loose early steps
 # cost no accuracy: K-NPSVC++ matched 25 steps' mean accuracy over 10 splits (DNA 95.25 / 95.25, digits 97.97 /
-# 97.94, USPS 93.26 / 93.24 %) in 60–62 % of the fit's time. The gap contracts by 1 − β per iteration, so from iteration ≈ 8 on the P-steps are
-# solved to GPI_RTOL.
+# 97.94, USPS 93.26 / 93.24 %) in 60–62 % of the fit's time. The gap contracts by 1 − β per iteration, so from
+# iteration ≈ 8 on the P-steps are solved to GPI_RTOL.
 GPI_PROGRESS = 0.1
 
 
