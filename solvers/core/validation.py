@@ -116,10 +116,10 @@ def memory_budget() -> int:
     return int(total * MEMORY_SHARE)
 
 
-def format_bytes(n: float) -> str:
+def format_bytes(n: float, decimals: int = 1) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+            return f"{n:.{decimals}f} {unit}" if unit != "B" else f"{int(n)} B"
         n /= 1024
     raise AssertionError("unreachable")
 
@@ -128,7 +128,10 @@ def check_memory(n_bytes: float, what: str, budget: int | None = None) -> None:
     """Refuse work whose estimated footprint exceeds the budget, naming both numbers."""
     budget = memory_budget() if budget is None else budget
     if n_bytes > budget:
+        # as many decimals as it takes for the two numbers to differ (a9a's 19 536 rows: "11.8 GiB, more than the
+        # 11.8 GiB budget" read as a contradiction; now 11.84 and 11.76)
+        decimals = next((k for k in range(1, 6) if format_bytes(n_bytes, k) != format_bytes(budget, k)), 6)
         raise InputError(
-            f"{what} needs about {format_bytes(n_bytes)}, more than the {format_bytes(budget)} budget; "
-            "use fewer samples or features (or raise SOLVERS_MEMORY_BUDGET)"
+            f"{what} needs about {format_bytes(n_bytes, decimals)}, more than the {format_bytes(budget, decimals)} "
+            "budget; use fewer samples or features (or raise SOLVERS_MEMORY_BUDGET)"
         )

@@ -97,3 +97,6 @@ def test_validation_messages():
             check_labels(bad)
     with pytest.raises(InputError, match="GiB"):
         check_memory(3 * 2**30, "the kernel matrix", budget=2**30)
+    # a footprint just over the budget is never reported as equal to it
+    with pytest.raises(InputError, match=r"about 11\.84 GiB, more than the 11\.76 GiB budget"):
+        check_memory(11.84 * 2**30, "the kernel matrix", budget=int(11.76 * 2**30))
