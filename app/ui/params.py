@@ -8,34 +8,16 @@ grid that contains the default. Labels are plain text (screen readers read them)
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
-from solvers.core import InputError, Method, Param, validate_params
+from solvers.core import InputError, Method, Param, plain_symbol, validate_params
 
 from .page_state import (
     LinkValueError, bool_codec, choice_codec, kept, multi_choice_codec, number_codec, optional_number_codec,
     readable_number, snap, text_codec,
 )
-
-GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ϵ", "varepsilon": "ε", "zeta": "ζ",
-    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
-    "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Sigma": "Σ", "Lambda": "Λ",
-    "max": "max", "min": "min",
-}
-SUBSCRIPTS = str.maketrans("0123456789+-", "₀₁₂₃₄₅₆₇₈₉₊₋")
-
-
-def plain_symbol(latex: str) -> str:
-    """A paper symbol as plain Unicode text: r"\\gamma_0" → "γ₀", r"\\hat\\varepsilon" → "ε̂", r"d_{\\max}" → "d_max"."""
-    text = re.sub(r"\\+hat\s*\\+(\w+)", lambda m: GREEK.get(m.group(1), m.group(1)) + "\u0302", latex)
-    text = re.sub(r"\\+([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
-    text = re.sub(r"_\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(SUBSCRIPTS), text)
-    return text.replace("{", "").replace("}", "").strip()
-
 
 def log_grid(low: float, high: float, default: float) -> list[float]:
     """1–2–5 steps per decade between low and high, with the default included."""
@@ -76,10 +58,30 @@ def slider_options(p: Param) -> list[float] | None:
         options = log_grid(max(lo, 1e-300), hi, p.default)
         if p.type is int:
             options = sorted({max(int(round(v)), int(lo)) for v in options} | {int(p.default)})
-        return options
+        return [v for v in options if admissible(p, v)]  # no end on a strict bound (σ < 1: the grid's 1 goes)
     if p.type is float and lo == 0 and 0 < p.default <= hi / 100:
-        return [0.0] + log_grid(p.default / 100, hi, p.default)
+        return [v for v in [0.0] + log_grid(p.default / 100, hi, p.default) if admissible(p, v)]
     return None
+
+
+def admissible(p: Param, value: float) -> bool:
+    """Whether the Param's bounds admit the value (a slider must never offer one that the page then refuses)."""
+    try:
+        p.check(value)
+    except InputError:
+        return False
+    return True
+
+
+def inside_strict_bounds(p: Param, lo: float, hi: float, step: float) -> tuple[float, float]:
+    """A linear slider's ends moved onto the first grid point inside a strict bound: β with 0 < β ≤ 1 slides from
+    one step above 0, ζ < (1 + √5)/2 up to the last step below it. The grid from ``lo`` (which holds the default)
+    is kept."""
+    if not admissible(p, lo):
+        lo += step * math.ceil((p.low - lo) / step + 1e-9)  # the first grid point above the bound
+    if not admissible(p, hi):
+        hi = lo + step * (math.ceil((p.high - lo) / step - 1e-9) - 1)
+    return lo, hi
 
 
 def linear_step(lo: float, hi: float, default: float) -> float:
@@ -154,12 +156,13 @@ def param_widget(p: Param, *, key: str, container: Any = None) -> Any:
     if options is not None:
         return kept(box.select_slider, label_of(p), options=options, format_func=format_number, codec=codec, **kw)
     if p.type is int:
-        lo_i, hi_i = int(math.ceil(lo)), int(math.floor(hi))
+        lo_i, hi_i = (int(v) for v in inside_strict_bounds(p, math.ceil(lo), math.floor(hi), 1))
         if hi_i - lo_i <= 200:
             return kept(box.slider, label_of(p), min_value=lo_i, max_value=hi_i, step=1, codec=codec, **kw)
         return kept(box.number_input, label_of(p), min_value=lo_i if p.low is not None else None,
                     max_value=hi_i if p.high is not None else None, step=1, codec=codec, **kw)
     step = linear_step(lo, hi, float(p.default))
+    lo, hi = inside_strict_bounds(p, lo, hi, step)
     places = max(decimals(step), 1)
     return kept(box.slider, label_of(p), min_value=float(lo), max_value=float(hi), step=step,
                 format=f"%.{places}f", codec=codec, **kw)

@@ -3,7 +3,8 @@ the input-error type with validation helpers, and projection/prox primitives."""
 from .clock import clock_name, now, use_clock
 from .errors import InputError
 from .family import STOPPING_PARAMS, Method, check_stopping, solve_with
-from .params import Param, add_cli_flags, cli_values, merge_specs, params_from_cli, params_markdown, validate_params
+from .params import (Param, add_cli_flags, cli_values, merge_specs, params_from_cli, params_markdown, plain_symbol,
+                     validate_params)
 from .prox import (
     fista_momentum,
     fista_next_t,
@@ -29,7 +30,8 @@ from .validation import (
 __all__ = [
     "clock_name", "now", "use_clock",
     "InputError", "STOPPING_PARAMS", "Method", "check_stopping", "solve_with",
-    "Param", "add_cli_flags", "cli_values", "merge_specs", "params_from_cli", "params_markdown", "validate_params",
+    "Param", "add_cli_flags", "cli_values", "merge_specs", "params_from_cli", "params_markdown", "plain_symbol",
+    "validate_params",
     "fista_momentum", "fista_next_t", "hard_threshold", "project_box", "project_capped_simplex",
     "project_capped_simplex_bisection", "project_psd", "singular_value_threshold",
     "STATUSES", "Callback", "HistoryRecorder", "Result", "relative_change",

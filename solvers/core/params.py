@@ -12,10 +12,28 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .errors import InputError
+
+# The papers' symbols (LaTeX in Param.symbol) as plain text for labels and messages; LaTeX stays in the page's help.
+GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ϵ", "varepsilon": "ε", "zeta": "ζ",
+    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Sigma": "Σ", "Lambda": "Λ",
+    "max": "max", "min": "min",
+}
+SUBSCRIPTS = str.maketrans("0123456789+-", "₀₁₂₃₄₅₆₇₈₉₊₋")
+
+
+def plain_symbol(latex: str) -> str:
+    """A paper symbol as plain Unicode text: r"\\gamma_0" → "γ₀", r"\\hat\\varepsilon" → "ε̂", r"d_{\\max}" → "d_max"."""
+    text = re.sub(r"\\+hat\s*\\+(\w+)", lambda m: GREEK.get(m.group(1), m.group(1)) + "\u0302", latex)
+    text = re.sub(r"\\+([A-Za-z]+)", lambda m: GREEK.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"_\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(SUBSCRIPTS), text)
+    return text.replace("{", "").replace("}", "").strip()
 
 
 @dataclass(frozen=True)
@@ -44,7 +62,9 @@ class Param:
     # ------------------------------------------------------------------
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.symbol})" if self.symbol and self.symbol != self.name else self.name
+        """"beta (β)": the name and the paper's symbol as plain text, for messages on the CLI and the page."""
+        symbol = plain_symbol(self.symbol) if self.symbol else ""
+        return f"{self.name} ({symbol})" if symbol and symbol != self.name else self.name
 
     def bounds_text(self) -> str:
         if self.choices is not None:

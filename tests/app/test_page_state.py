@@ -17,10 +17,10 @@ from app.ui.page_state import (
     LinkValueError, PartialValue, match_choice, multi_choice_codec, parse_number, read_configuration,
     readable_number, slug,
 )
-from app.ui.params import label_of, linear_step, plain_symbol, slider_options
+from app.ui.params import admissible, inside_strict_bounds, label_of, linear_step, slider_options
 from solvers import datasets
 from solvers import foundations as fd
-from solvers.core import Param
+from solvers.core import InputError, Param, plain_symbol, validate_params
 from tests.app_harness import errors, open_page, plotly_figures
 
 
@@ -101,6 +101,36 @@ def test_every_slider_can_return_to_its_default(p):
         k = (p.default - lo) / step
         assert math.isclose(k, round(k), abs_tol=1e-6), (step, k)
         assert step <= (hi - lo) / 100 * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("p", NUMBERS, ids=[f"{p.name}={p.default}" for p in NUMBERS])
+def test_no_slider_offers_a_value_its_bounds_refuse(p):
+    """0 < β ≤ 1 must not slide to 0, ζ < (1 + √5)/2 not to (1 + √5)/2: the page refused the slider's own ends."""
+    options = slider_options(p)
+    lo, hi = p.widget_range()
+    if options is not None:
+        assert all(admissible(p, o) for o in options)
+        return
+    step = linear_step(lo, hi, float(p.default)) if p.type is float else 1
+    start, end = inside_strict_bounds(p, math.ceil(lo) if p.type is int else lo, math.floor(hi) if p.type is int else hi,
+                                      step)
+    assert admissible(p, start) and admissible(p, end) and start <= p.default <= end
+    k = (p.default - start) / step
+    assert math.isclose(k, round(k), abs_tol=1e-6)  # still on the grid that holds the default
+
+
+def test_strict_ends_move_one_step_inside():
+    beta = Param("beta", 0.75, float, low=0, low_strict=True, high=1)
+    assert inside_strict_bounds(beta, 0.0, 1.0, 0.01) == (0.01, 1.0)
+    zeta = Param("zeta", 1.618, float, low=0, low_strict=True, high=(1 + 5**0.5) / 2, high_strict=True)
+    start, end = inside_strict_bounds(zeta, 0.0, (1 + 5**0.5) / 2, 0.002)
+    assert start == 0.002 and math.isclose(end, 1.618) and end < (1 + 5**0.5) / 2
+
+
+def test_bound_messages_name_the_symbol_in_plain_text():
+    beta = Param("beta", 0.75, float, low=0, low_strict=True, high=1, symbol=r"\beta")
+    with pytest.raises(InputError, match=r"^beta \(β\) = 0.0 is out of range; it needs 0 < beta ≤ 1$"):
+        validate_params([beta], {"beta": 0.0})
 
 
 def test_tiny_linear_defaults_get_a_log_grid_that_reaches_them():
