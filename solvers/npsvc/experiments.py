@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.svm import SVC
 
-from ..core import Result, now
+from ..core import InputError, Result, now
 from ..datasets import Dataset
 from .problem import NPSVCProblem, make_problem
 
@@ -87,6 +87,9 @@ def accuracy_splits(dataset: Dataset, methods: dict[str, tuple[str, dict]], *, n
     (NPSVM's lockstep dual needs more iterations than the others); ``svc_c`` adds scikit-learn's SVC.
     Split s uses seed s for the stratified split and the subsample.
     """
+    if problem_params.get("test_size", 1) == 0:
+        raise InputError("test_size = 0 leaves no test rows, and Table 2's protocol scores test accuracy; "
+                         "use test_size > 0 (the paper: 0.4)")
     rows = []
     total = n_splits * (len(methods) + (svc_c is not None))
     done = 0
@@ -142,20 +145,3 @@ def with_paper(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     table["paper (Table 2)"] = [f"{paper[m][0]:.2f} ± {paper[m][1]:.2f}" if m in paper else "—"
                                 for m in table["method"]]
     return table
-
-
-def sensitivity(problem: NPSVCProblem, method: str, base: dict, grid: dict[str, list[float]], *, tol: float,
-                max_iter: int, progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
-    """Test accuracy over a one- or two-parameter grid (Figs. A.2–A.3), other parameters at ``base``."""
-    from . import solve
-
-    names = list(grid)
-    mesh = np.array(np.meshgrid(*grid.values(), indexing="ij")).reshape(len(names), -1).T
-    rows = []
-    for i, values in enumerate(mesh):
-        point = dict(zip(names, map(float, values)))
-        if progress is not None:
-            progress(i / len(mesh), ", ".join(f"{k} = {v:g}" for k, v in point.items()))
-        result = solve(problem, method, tol=tol, max_iter=max_iter, **{**base, **point})
-        rows.append({**point, "test_acc": float(result.history["test_acc"].iloc[-1]), "status": result.status})
-    return pd.DataFrame(rows)

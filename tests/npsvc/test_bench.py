@@ -34,6 +34,16 @@ def test_accuracy_splits_report_each_runs_status_and_honour_budgets():
     assert summarize(loose)["converged"].tolist() == ["2/2"]
 
 
+def test_the_table_2_protocol_refuses_a_split_without_test_rows():
+    """test_size = 0 made every accuracy NaN and the table "nan ± nan"; now a message before any fit."""
+    from solvers.core import InputError
+    from solvers.datasets import load
+    from solvers.npsvc.experiments import accuracy_splits
+
+    with pytest.raises(InputError, match="no test rows"):
+        accuracy_splits(load("iris"), {"TWSVM": ("twsvm", {})}, n_splits=2, problem_params={"test_size": 0.0})
+
+
 def test_tiny_deep_and_ablation_tables(capsys):
     tiny = ["--epochs", "1", "--seeds", "1", "--priors", "mlp", "--deep-train", "200"]
     assert main(["--part", "deep", "--first-seed", "2", "--clock", "cpu", *tiny]) == 0

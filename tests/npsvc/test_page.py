@@ -48,6 +48,16 @@ def test_extreme_values_do_not_break_the_page():
     assert statuses <= {"converged", "max_iter", "diverged"}
 
 
+def test_the_test_fraction_cannot_reach_zero():
+    """Every view scores held-out rows; at test_size = 0 they showed NaN accuracies and "nan ± nan"."""
+    slider = open_page("npsvc").slider(key="np.problem.test_size")
+    assert 0 < slider.min <= 0.05 and slider.value == 0.4
+    at = open_page("npsvc", run=False)
+    at.query_params["np.problem.test_size"] = "0"
+    at.run()
+    assert not at.exception and "test_size" in " ".join(e.value for e in [*at.warning, *at.error])
+
+
 def test_two_dimensional_data_show_regions_for_each_method_and_svc():
     at = open_page("npsvc")
     at.radio(key="np.data.source").set_value("synthetic").run()
