@@ -12,6 +12,7 @@ from app.views._presets import PRESETS
 from solvers import smm
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
+from solvers.smm.path import margin_width
 from solvers.sweep.family_jobs import smm_path_job
 from app.ui.sweep import run_grid_result
 
@@ -194,7 +195,7 @@ def teaching_tab():
     left, right = st.columns([3, 2])
     left.plotly_chart(out["toy"], key=f"{KEY}.toy")
     right.plotly_chart(out["pie"], key=f"{KEY}.pie")
-    right.metric("margin 2/‖W‖_F", f"{2 / max(np.linalg.norm(W), 1e-300):.4g}")
+    right.metric("margin 2/‖W‖_F", f"{margin_width(W):.4g}")
     return out
 
 

@@ -42,6 +42,12 @@ class PathResult:
     status: str = "completed"
 
 
+def margin_width(W: np.ndarray) -> float:
+    """2/‖W‖_F, the width of the margin; ∞ for W = 0 (small C: every sample on one side of b), never 2e300."""
+    norm = float(np.linalg.norm(W))
+    return 2.0 / norm if norm > 0 else float("inf")
+
+
 def _support_count(problem: SMMProblem, margins: np.ndarray) -> int:
     return int(np.count_nonzero(problem.y * margins < 1.0 + SM_MARGIN_TOL))
 
@@ -133,7 +139,7 @@ def solve_path(problem: SMMProblem, Cs, *, method: str = "as", tol: float = 1e-6
                "j1": float(np.mean(j1s)), "sm_frac_reduced": float(np.mean(sm_fracs)), "sm_frac_full": sm / n,
                "n_sm": sm, "n_asm": asm, "n_nsm": n - sm, "rank": int(res.history["rank"].iloc[-1]),
                "objective": primal_objective(full, state.W, state.b), "kkt_full": eta["kkt"],
-               "b": state.b, "margin_width": 2.0 / max(float(np.linalg.norm(state.W)), 1e-300),
+               "b": state.b, "margin_width": margin_width(state.W),
                "train_acc": float(np.mean(np.where(margins >= 0, 1.0, -1.0) == full.y)),
                "test_acc": _accuracy(W_user, state.b, X_test, y_test)}
         rows.append(row)

@@ -80,3 +80,10 @@ def test_path_callback_stops():
     y = np.where(X[:, 0, 0] > 0, 1.0, -1.0)
     result = solve_path(build_problem(X, y), [0.1, 1, 10], callback=lambda row: False)
     assert result.status == "stopped" and len(result.table) == 1
+
+
+def test_the_margin_of_a_zero_W_is_infinite_not_2e300():
+    from solvers.smm.path import margin_width
+
+    assert margin_width(np.zeros((3, 2))) == np.inf
+    assert margin_width(np.array([[3.0, 4.0]])) == pytest.approx(0.4)
