@@ -134,8 +134,6 @@ def dynamic_heatmap(run: dict) -> go.Figure:
     rounds = run["rounds"]
     fig = ui.base_figure(f"Dynamic screening rate — {run['label']} (Fig. 5, left)", "λ index (path step)",
                          "screening round (every `period` iterations)")
-    if rounds.empty:
-        return fig
     truth = run["table"].set_index("step")
     share = (rounds["n_L"] + rounds["n_R"]) / (truth.loc[rounds["step"], "L_star"].to_numpy()
                                                + truth.loc[rounds["step"], "R_star"].to_numpy()).clip(min=1)

@@ -35,7 +35,11 @@ from .rules import screen
 @dataclass
 class PathResult:
     """``table``: one row per λ; ``history``: iterations of every λ; ``rounds``: dynamic screening rounds;
-    ``solutions``: M per λ; ``masks``: final (L̂, R̂) per λ when kept."""
+    ``solutions``: M per λ; ``masks``: final (L̂, R̂) per λ when kept.
+
+    ``status`` is ``converged`` only when the path ended by its elasticity test and every λ's solve met its gap
+    test; ``max_iter`` when a λ stopped on its iteration budget (``n_capped`` says how many) or the path ran out
+    of λ steps."""
 
     table: pd.DataFrame
     history: pd.DataFrame
@@ -43,6 +47,11 @@ class PathResult:
     solutions: list
     masks: list = field(default_factory=list)
     status: str = "converged"
+
+    @property
+    def n_capped(self) -> int:
+        """λ whose solve stopped at ``max_iter`` before its relative duality gap reached ``tol``."""
+        return int((self.table["status"] == "max_iter").sum())
 
 
 def _check_bounds(bounds) -> tuple[str, ...]:
@@ -74,9 +83,10 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     lam = lam_L if lam_start is None else float(lam_start)
     if lam <= 0:
         raise InputError(f"the starting λ must be positive, got {lam}")
-    M = K / lam
+    M, start_status = K / lam, "closed-form"
     if lam < lam_L:  # not the closed form: solve the first point without screening
-        M = minimize(problem, lam, M, tol=tol, max_iter=max_iter).solution["M"]
+        first = minimize(problem, lam, M, tol=tol, max_iter=max_iter)
+        M, start_status = first.solution["M"], first.status
     gamma = problem.gamma
     eps = 0.0 if lam >= lam_L else math.nan  # ε_0 = 0: K/λ_max is exact
     prev_loss = float(loss(problem.margins(M), gamma).sum())
@@ -92,7 +102,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     elapsed, status = 0.0, "converged"
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
                  "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,
-                 "objective": prev_loss + 0.5 * lam * inner(M, M), "status": "closed-form"})
+                 "objective": prev_loss + 0.5 * lam * inner(M, M), "status": start_status})
     for step in range(1, max_steps + 1):
         lam_prev, M_prev, lam = lam, M, lam * rho
         started = now()
@@ -143,7 +153,9 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
             status = "time_limit"
             break
     else:
-        status = "max_iter"
+        status = "max_iter"  # out of λ steps before the elasticity test
+    if status == "converged" and any(row["status"] == "max_iter" for row in rows):
+        status = "max_iter"  # a λ stopped on its iteration budget, not on its gap test
     return PathResult(pd.DataFrame(rows), _stack_histories(histories), pd.DataFrame(rounds), solutions, masks, status)
 
 

@@ -84,6 +84,32 @@ def test_extreme_values_never_crash():
     assert_clean(at)
 
 
+def test_time_tab_reports_each_runs_real_status_iterations_and_time():
+    at = open_page("metric", timeout=100)
+    at.select_slider(key="ml.stop.max_iter").set_value(10).run()
+    at.select_slider(key="ml.stop.tol").set_value(1e-10).run()
+    click_run(at)
+    open_view(at, "Time")
+    assert_clean(at)
+    summary = next(df for df in (d.value for d in at.dataframe) if "status" in df)
+    assert set(summary["method"]) == {"Naive (no screening)", "PGB", "RRPB"}
+    assert (summary["status"] == "max_iter").all()  # no λ can reach a 1e-10 gap in 10 iterations
+    assert (summary["rel_gap"] > 1e-10).all()
+    assert (summary["λ stopped at max_iter"] > 0).all()
+    assert (summary["iterations"] > 0).all() and (summary["time [s]"] > 0).all()
+
+
+def test_dynamic_tab_explains_a_path_without_screening_rounds():
+    at = open_page("metric", timeout=100)
+    at.number_input(key="ml.path.max_steps").set_value(1).run()
+    click_run(at)
+    open_view(at, "Dynamic")
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert not any("Dynamic screening rate" in t for t in titles), "an empty heatmap is drawn"
+    assert any("No dynamic screening round ran" in i.value for i in at.info)
+
+
 def test_bad_input_shows_an_error_not_a_traceback(monkeypatch):
     at = open_page("metric")
     at.radio(key="ml.data.source").set_value("synthetic").run()
