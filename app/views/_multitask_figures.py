@@ -96,12 +96,24 @@ def vline(x: float, xref: str, yref: str, **line) -> dict:
     return dict(type="line", xref=xref, yref=f"{yref} domain", x0=x, x1=x, y0=0, y1=1, line=line)
 
 
-def tightness(sol: dict, h: int, eta: float) -> tuple[float, float]:
-    """(σ_h/σ_{h+1} of U*, the threshold 1 + 1/η): above it M* ∈ M_e and (U*, Θ*) also solves iASO."""
-    s = sol["sv_U"]
-    if h == 0 or h >= len(s):
-        return np.inf, 1 + 1 / eta
-    return (s[h - 1] / s[h] if s[h] > 0 else np.inf), 1 + 1 / eta
+def numerical_rank(sv) -> int:
+    """How many singular values stand above round-off (1e-12 of the largest)."""
+    sv = np.asarray(sv, float)
+    return int(np.sum(sv > 1e-12 * max(sv.max(initial=0.0), 1e-300)))
+
+
+def tightness(sol: dict, h: int) -> tuple[str, str]:
+    """σ_h/σ_{h+1} of U* as shown next to the threshold 1 + 1/η (at or above it M* ∈ M_e and (U*, Θ*) also solves
+    iASO, spec §1.4), and why the test does not apply ("" where it does). σ_i = 0 beyond the rank of U*."""
+    if h == 0:
+        return "not applicable", "h = 0 forces M* = 0, and there is no σ_0"
+    if h == sol["U"].shape[0]:
+        return "not applicable", "h = d forces M* = I, and there is no σ_{d+1}"
+    sv = sol["sv_U"]
+    rank = numerical_rank(sv)
+    if rank < h:
+        return "undefined", f"U* has rank {rank} < h = {h}, so σ_h = σ_{{h+1}} = 0 and the ratio is 0/0"
+    return ("∞" if rank == h else f"{sv[h - 1] / sv[h]:.3g}"), ""
 
 
 def spectra_bars(sol: dict, h: int, eta: float) -> go.Figure:

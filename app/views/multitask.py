@@ -76,13 +76,23 @@ def structure_tab(results, ds: Dataset, problem, figures) -> None:
     label = ui.choice("Run", list(results), key=f"{KEY}.structure_run")
     r = results[label]
     sol = r.solution
-    ratio, threshold = figs.tightness(sol, problem.h, problem.eta)
+    ratio, why = figs.tightness(sol, problem.h)
     c1, c2 = st.columns(2)
-    c1.metric("σ_h / σ_{h+1} of U*", "∞" if not np.isfinite(ratio) else f"{ratio:.3g}")
-    c2.metric("threshold 1 + 1/η", f"{threshold:.3g}")
-    eig = sol["eig_M"]
+    c1.metric("σ_h / σ_{h+1} of U*", ratio)
+    c2.metric("threshold 1 + 1/η", f"{1 + 1 / problem.eta:.3g}")
+    if why:
+        st.caption(f"σ_h / σ_{{h+1}} is {ratio} here: {why}.")
+    eig = np.asarray(sol["eig_M"])
+    rank = figs.numerical_rank(sol["sv_U"])
     if np.all(np.minimum(np.abs(eig), np.abs(eig - 1)) < 1e-6):
         st.success("M* has eigenvalues in {0, 1}: the relaxation is tight and (U*, Θ*) also solves the non-convex iASO.")
+    elif r.status != "converged":
+        st.info(f"The run stopped ({r.status}) before converging: its M still has fractional eigenvalues and does "
+                "not tell whether the relaxation is tight.")
+    elif rank < problem.h:
+        st.info(f"M* has fractional eigenvalues, yet the relaxation is tight: U* has rank {rank} < h and only the "
+                f"eigenvalues on span U* enter the objective, so unit ones there and on any {problem.h - rank} "
+                "orthogonal directions give an optimum in M_e.")
     else:
         st.info("M* has fractional eigenvalues: the convex relaxation is not tight at these settings.")
     figures["spectra"] = figs.spectra_bars(sol, problem.h, problem.eta)
@@ -128,7 +138,7 @@ def explorer_tab(results, problem) -> None:
         sigma = np.sort(np.random.default_rng(int(seed)).lognormal(0.0, 1.0, q))[::-1]
     else:
         sv = next(iter(results.values())).solution["sv_U"]
-        sigma = sv[sv > 1e-12 * max(sv.max(initial=0.0), 1e-300)]
+        sigma = sv[:figs.numerical_rank(sv)]
     if sigma.size < 2:
         st.info("U* has fewer than two non-zero singular values; pick random σ values.")
         return
@@ -169,6 +179,13 @@ def sweep_tab(ds, problem, test_rows, config) -> None:
         st.plotly_chart(heatmap(table), key=f"{KEY}.sweep")
     else:
         st.info("Press **Run sweep** to fill the heatmap.")
+
+
+def more_test_rows(ds: Dataset) -> str:
+    """The control that adds held-out rows: the generator's own test part, else the sidebar's test fraction."""
+    if ds.test_mask is None:
+        return "raise the test fraction in the sidebar"
+    return "this dataset brings its own test part; raise n_test (test rows per task) under Generator settings"
 
 
 def data_tab(ds: Dataset, problem, train_rows, test_rows) -> None:
@@ -234,12 +251,14 @@ def main() -> None:
         if len(test_rows):
             fit_tab(results, colors, ds, problem, test_rows, config, figures)
         else:
-            st.info("No held-out rows: raise the test fraction.")
+            st.info(f"No held-out rows to score the fits: {more_test_rows(ds)}.")
     with tabs[3]:
         explorer_tab(results, problem)
     with tabs[4]:
         if len(test_rows):
             sweep_tab(ds, problem, test_rows, config)
+        else:
+            st.info(f"The sweep scores each cell on held-out rows, and there are none: {more_test_rows(ds)}.")
     with tabs[5]:
         data_tab(ds, problem, train_rows, test_rows)
     with tabs[6]:

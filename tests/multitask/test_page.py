@@ -156,3 +156,50 @@ def test_sweep_heatmap_puts_alpha_on_a_categorical_axis():
     table = pd.DataFrame([{"alpha": a, "h": h, "error": a + h} for a in (1e-3, 1e-2, 1e-1, 1, 10) for h in (0, 1)])
     fig = figs.sweep_heatmap(table, "RMSE")
     assert fig.layout.xaxis.type == "category" and len(fig.data[0].x) == 5
+
+
+def test_no_test_rows_points_to_the_generators_n_test():
+    """Synthetic data brings its own test part, so the page draws no test-fraction slider: the advice must name
+    n_test, and the Sweep tab must say why it is empty."""
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.gen.multitask-subspace.n_test"] = "0"
+    at.run()
+    assert_clean(at)
+    assert not any(s.key.startswith("mt.split") for s in at.sidebar.slider)
+    advice = [i.value for i in at.info if "held-out rows" in i.value]
+    assert len(advice) == 2 and all("n_test" in a and "test fraction" not in a for a in advice), advice
+    assert any("sweep" in a for a in advice)
+
+
+@pytest.mark.parametrize("query,shown", [
+    ({"mt.data.gen.multitask-subspace.m": "1"}, "undefined"),  # rank U* = 1 < h = 3: σ_3 = σ_4 = 0
+    ({"mt.problem.h.d4": "0"}, "not applicable"),  # no σ_0
+    ({"mt.problem.h.d4": "2", "mt.data.gen.multitask-subspace.m": "2", "mt.methods": "PG",
+      "mt.stop.max_iter": "20"}, "∞"),  # σ_3 = 0, but PG stops before M settles on {0, 1}
+])
+def test_tightness_metric_never_contradicts_the_verdict(query, shown):
+    at = open_page("multitask", run=False)
+    for k, v in {"mt.data.gen.multitask-subspace.d": "4", "mt.data.gen.multitask-subspace.n_per_task": "5",
+                 "mt.data.gen.multitask-subspace.n_test": "5", **query}.items():
+        at.query_params[k] = v
+    at.run()
+    assert_clean(at)
+    ratio, threshold = (m.value for m in at.metric[:2])
+    assert ratio == shown
+    tight = any("tight" in s.value for s in at.success)
+    not_tight = any("not tight" in i.value for i in at.info)
+    if ratio in ("undefined", "not applicable"):
+        assert any(c.value.startswith(f"σ_h / σ_{{h+1}} is {ratio} here: ") for c in at.caption)
+        assert not not_tight  # h = 0 forces M* = 0; with rank U* < h an optimum in M_e exists
+    else:
+        above = (np.inf if ratio == "∞" else float(ratio)) >= float(threshold)
+        assert not (tight and not above) and not (not_tight and above)
+
+
+def test_tightness_ratio_where_it_applies_and_why_not_elsewhere():
+    sv = np.array([3.0, 2.0, 0.0])
+    sol = {"U": np.zeros((4, 3)), "sv_U": sv}
+    assert figs.tightness(sol, 1) == ("1.5", "")
+    assert figs.tightness(sol, 2) == ("∞", "")  # σ_3 = 0 < σ_2: above any threshold
+    assert figs.tightness(sol, 3)[0] == "undefined" and "rank 2 < h = 3" in figs.tightness(sol, 3)[1]
+    assert figs.tightness(sol, 0)[0] == figs.tightness(sol, 4)[0] == "not applicable"
