@@ -40,15 +40,17 @@ def build_problem(_train, data_key: str, frozen_params: tuple) -> fam.SparseProb
 
 
 def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd.DataFrame:
+    """One row per run; objective and residual are the last history row's, i.e. those of the returned w."""
     rows = []
     for label, r in results.items():
         h = r.history
         name, value = fam.prediction_score(problem, test, r.solution["w"])
-        rows.append({"method": label, "status": ("* " if r.status != "converged" else "") + r.status,
+        status = "stalled" if r.info.get("stalled") and r.status == "stopped" else r.status
+        rows.append({"method": label, "status": ("" if r.converged else "* ") + status,
                      "time [s]": round(float(r.info["time"]), 4), "GE": r.info["grad_evals"], "CG": r.info["hess_vec"],
                      "objective": float(h["objective"].iloc[-1]), "residual (24)": float(h["residual"].iloc[-1]),
                      "‖w‖₀": int(np.count_nonzero(r.solution["w"])),
-                     "extrapolations": r.info.get("extrapolations", 0), "identified at": r.info.get("identified_at"),
+                     "extrapolations": r.info.get("extrapolations", 0), "identified at": identified_at(r.info),
                      f"test {name}": value})
     table = pd.DataFrame(rows)
     pg = table[table["method"] == "PG"]
@@ -56,6 +58,13 @@ def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd
         table["GE PG / method"] = (pg["GE"].iloc[0] / table["GE"]).round(1)
         table["time PG / method"] = (pg["time [s]"].iloc[0] / table["time [s]"].clip(lower=1e-6)).round(1)
     return table
+
+
+def identified_at(info: dict) -> str:
+    """The iteration where Newton steps began: "—" for a method without a Newton phase, "not reached" if never."""
+    if "identified_at" not in info:
+        return "—"
+    return "not reached" if info["identified_at"] is None else str(info["identified_at"])
 
 
 def sweep_configs(kind: str, train, problem, problem_params: dict, chosen: list, per_method: dict,
@@ -230,7 +239,10 @@ def main() -> None:
                 st.plotly_chart(fig, key=f"{KEY}.{name}")
             st.dataframe(summary(results, problem, test, labels), hide_index=True)
             st.caption(f"L = {problem.L:.4g}, λ = {problem.lam:.3g}, s = {problem.s}, m = {problem.m}, n = {problem.n}. "
-                       "‘*’: the run stopped before reaching the tolerance (the paper's mark for the 10k cap).")
+                       f"‘*’: the run ended with the residual (24) above ε̂ = {stop['tol']:g}, at the cap of "
+                       f"{stop['max_iter']:,} iterations or {stop['time_limit']:g} s, or stalled (GraSP made no more "
+                       "progress); the paper marks its 10,000-iteration cap the same way. ‘identified at’: the "
+                       "iteration of the first Newton step, ‘—’ for a method without Newton steps.")
     with tabs[1]:
         if results:
             figures["events"] = residual_with_events(results, labels)

@@ -94,5 +94,5 @@ def run_accelerated(problem: SparseProblem, *, tol: float, max_iter: int, time_l
             break
         prev, cur = cur, step.next
     return rec.result({"w": z.w, "support": np.flatnonzero(z.w)}, grad_evals=ge, hess_vec=cg,
-                      extrapolations=n_extrap, newton_steps=n_newton, identified_at=identified_at,
-                      L=problem.L_now, lam=problem.lam, s=problem.s)
+                      extrapolations=n_extrap, newton_steps=n_newton, L=problem.L_now, lam=problem.lam, s=problem.s,
+                      **({"identified_at": identified_at} if newton else {}))  # None: never identified

@@ -313,10 +313,15 @@ def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0,
                  L: float | None = None) -> SparseProblem:
     """Problem (1) on a `Dataset` (all its rows; split first with `train_test`)."""
     X = dataset.as_vectors()
-    if s_ratio > 0:
-        s = sparsity_from_ratio(s_ratio, X.shape[0], s_rounding)
-        if s > X.shape[1]:
-            raise InputError(f"s = ⌈{s_ratio}·m⌉ = {s} exceeds the number of features n = {X.shape[1]}; lower κ")
+    if s_ratio > 0:  # the user set κ and the rounding, so a refusal names them rather than s
+        m, n = X.shape
+        s = sparsity_from_ratio(s_ratio, m, s_rounding)
+        lo, hi = ("⌈", "⌉") if s_rounding == "ceil" else ("⌊", "⌋")
+        formula = f"s = {lo}κ·m{hi} = {lo}{s_ratio:g}·{m}{hi} = {s}"
+        if s > n:
+            raise InputError(f"{formula} exceeds the number of features n = {n}; lower κ")
+        if s < 1:
+            raise InputError(f"{formula} leaves no feature to select; raise κ so that κ·m ≥ 1, or round with ceil")
     if loss == "logistic" and dataset.task != "classification":
         raise InputError(f"{dataset.name} is a regression dataset; the logistic loss needs two classes")
     y, classes = dataset.y, None

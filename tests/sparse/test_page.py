@@ -119,3 +119,46 @@ def test_subset_quality_tab_compares_the_paper_method_ours_and_the_peers():
     assert {"APG+ (paper: raw X, w⁰ = 0)", "APG+ (ours: options below)", "OMP", "truth w*"} <= names
     assert ("abess (peer)" in names) == available()["abess"]
     assert ("skscope (peer)" in names) == available()["skscope"]
+
+
+@pytest.fixture
+def probe():
+    """The probe's tiny instance (m = n = 10, no test part) with PG, APG+ and GraSP."""
+    at = open_page("sparse", timeout=100)
+    for k, v in (("m", 10), ("n", 10), ("m_test", 0)):
+        at.number_input(key=f"sp.data.gen.sparse-regression.{k}").set_value(v).run()
+    at.slider(key="sp.split.test_fraction").set_value(0.0).run()
+    at.multiselect(key="sp.methods").set_value(["pg", "apg+", "grasp"]).run()
+    assert_clean(at)
+    return at
+
+
+def test_summary_status_and_objective_say_what_each_run_returned(probe):
+    from solvers.datasets import generate
+    from solvers.sparse import make_problem, solve
+
+    table = probe.dataframe[0].value.set_index("method")
+    tol = probe.select_slider(key="sp.stop.tol").value
+    assert ((table["status"] == "converged") == (table["residual (24)"] <= tol)).all(), table
+    assert table.loc["GraSP", "status"] == "* stalled"  # its no-progress rule, not the tolerance, ended it
+    pb = make_problem(generate("sparse-regression", m=10, n=10, m_test=0, seed=0))
+    w = solve(pb, "grasp", tol=tol, max_iter=probe.select_slider(key="sp.stop.max_iter").value).solution["w"]
+    assert table.loc["GraSP", "objective"] == pytest.approx(pb.objective(w), rel=1e-9)
+
+
+def test_summary_marks_and_footnote_state_the_actual_settings(probe):
+    table = probe.dataframe[0].value.set_index("method")
+    assert table.loc["PG", "identified at"] == table.loc["GraSP", "identified at"] == "—"  # no Newton phase
+    assert table.loc["APG+", "identified at"].isdigit()
+    footnote = next(c.value for c in probe.caption if "‘*’" in c.value)
+    assert "2,000 iterations" in footnote and "10k cap" not in footnote
+    probe.select_slider(key="sp.stop.max_iter").set_value(10).run()
+    assert "cap of 10 iterations" in next(c.value for c in probe.caption if "‘*’" in c.value)
+
+
+def test_a_floor_rounded_ratio_below_one_feature_names_kappa_not_s(probe):
+    probe.selectbox(key="sp.problem.s_rounding").set_value("floor").run()
+    probe.slider(key="sp.problem.s_ratio").set_value(0.05).run()
+    assert not probe.exception
+    assert errors(probe) == ["s = ⌊κ·m⌋ = ⌊0.05·10⌋ = 0 leaves no feature to select; "
+                             "raise κ so that κ·m ≥ 1, or round with ceil"]

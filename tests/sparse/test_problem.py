@@ -164,3 +164,16 @@ def test_make_problem_from_datasets():
         make_problem(reg, loss="logistic")
     with pytest.raises(InputError, match="exceeds the number of features"):
         make_problem(reg, s_ratio=1.0)
+
+
+@pytest.mark.parametrize("kappa, rounding, message", [
+    (0.01, "floor", "s = ⌊κ·m⌋ = ⌊0.01·50⌋ = 0 leaves no feature to select; raise κ"),
+    (1.0, "floor", "s = ⌊κ·m⌋ = ⌊1·50⌋ = 50 exceeds the number of features n = 30; lower κ"),
+    (0.9, "ceil", "s = ⌈κ·m⌉ = ⌈0.9·50⌉ = 45 exceeds the number of features n = 30; lower κ"),
+])
+def test_a_refused_sparsity_ratio_names_kappa_and_the_rounding(kappa, rounding, message):
+    """The user set κ and the rounding, not s: the message says what they set and what to change."""
+    X = np.random.default_rng(0).standard_normal((50, 30))
+    with pytest.raises(InputError) as refusal:
+        make_problem(Dataset("r", X, X[:, 0], "regression"), s_ratio=kappa, s_rounding=rounding)
+    assert str(refusal.value).startswith(message)
