@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import os
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from . import FAMILIES, datasets
 from .core import STOPPING_PARAMS, InputError, add_cli_flags, cli_values, params_from_cli, validate_params
 
 ALL_FAMILIES = ("foundations", *FAMILIES)
+DATA_OPTIONAL = {"foundations"}  # its built-in test functions need no data
 
 
 def load_family(name: str) -> ModuleType:
@@ -41,6 +44,13 @@ def list_everything() -> None:
             print(f"    {m.name:<14} {m.label}  {m.summary}")
     print("datasets available here:", ", ".join(f"{n} ({k})" for n, k in datasets.available().items()))
     print("synthetic generators:", ", ".join(sorted(datasets.generators())))
+
+
+def family_help(fam: ModuleType, family: str) -> str:
+    lines = [f"usage: python -m solvers {family} METHOD [options]   (python -m solvers {family} METHOD --help: its options)",
+             "", f"{family}: {getattr(fam, 'TITLE', '')}", "methods:"]
+    lines += [f"    {m.name:<14} {m.label}  {m.summary}" for m in fam.METHODS.values()]
+    return "\n".join(lines)
 
 
 def shared_names(fam: ModuleType, method: str) -> set[str]:
@@ -84,19 +94,47 @@ def split_params(args: argparse.Namespace, fam: ModuleType, method: str) -> tupl
     return validate_params(problem_specs, problem), validate_params(method_specs, method_values)
 
 
-def load_data(args: argparse.Namespace, extra: list[str], family: str):
-    if args.generator:
+def load_data(args: argparse.Namespace, extra: list[str], family: str, parser: argparse.ArgumentParser):
+    """The dataset or generated data the options name; None only for a family that needs no data."""
+    for option, value in (("--dataset", args.dataset), ("--generator", args.generator)):
+        if value is not None and not value.strip():
+            raise InputError(f"{option} is empty; name one (see: python -m solvers list)")
+    if args.dataset is not None and args.generator is not None:
+        raise InputError("give either --dataset or --generator, not both")
+    if args.generator is not None:
         gens = datasets.generators(family)
         if args.generator not in gens:
             raise InputError(f"unknown generator {args.generator!r} for {family}; choose one of {', '.join(gens)}")
-        gen_parser = argparse.ArgumentParser(prog="generator settings")
+        gen_parser = argparse.ArgumentParser(prog="generator settings", add_help=False)
         add_cli_flags(gen_parser, [dataclasses.replace(p, name=f"gen_{p.name}") for p in gens[args.generator].params])
-        gen_args = gen_parser.parse_args(extra)
+        gen_args, extra = gen_parser.parse_known_args(extra)
+    if extra:
+        raise InputError(f"unrecognized arguments: {' '.join(extra)} (see: {parser.prog} --help)")
+    if args.generator is not None:
         values = {k[4:]: v for k, v in vars(gen_args).items() if v is not None}
         return gens[args.generator](**values)
-    if extra:
-        raise InputError(f"unrecognised arguments: {' '.join(extra)}")
-    return datasets.load(args.dataset) if args.dataset else None
+    if args.dataset is not None:
+        return datasets.load(args.dataset)
+    if family in DATA_OPTIONAL:
+        return None
+    raise InputError(f"{family} needs data: give --dataset NAME or --generator NAME (see: python -m solvers list)")
+
+
+def check_writable(path: str, option: str) -> None:
+    """Refuse an output path that cannot be written, before any work is done."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{option} {path} is a directory; give a file name such as {target / 'history.csv'}")
+    if not target.parent.is_dir():
+        raise InputError(f"{option} {path}: the directory {target.parent} does not exist; create it first")
+    existed = target.exists()
+    try:  # the only sure test (permissions, read-only or special file systems) is to open it
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {path} cannot be written ({exc.strerror}); choose another path") from None
+    if not existed:
+        target.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         family = argv[0]
         fam = load_family(family)
+        if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+            print(family_help(fam, family))
+            return 0
         if len(argv) < 2 or argv[1].startswith("-"):
             raise InputError(f"name a method of {family}: {', '.join(fam.METHODS)}")
         method = argv[1]
@@ -117,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError(f"unknown method {method!r} for {family}; choose one of {', '.join(fam.METHODS)}")
         parser = build_parser(fam, family, method)
         args, extra = parser.parse_known_args(argv[2:])
-        ds = load_data(args, extra, family)
+        if args.history:
+            check_writable(args.history, "--history")
+        ds = load_data(args, extra, family, parser)
         problem_params, method_params = split_params(args, fam, method)
         problem = fam.make_problem(ds, **problem_params)
         stopping = params_from_cli(args, STOPPING_PARAMS)
@@ -136,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{result.info['time']:.4g} s; objective {last['objective']:.10g}")
     print("counters:", ", ".join(f"{k}={v}" for k, v in result.info.items() if k not in ("n_iter", "time")))
     if args.history:
-        result.history.to_csv(args.history, index=False)
+        try:
+            result.history.to_csv(args.history, index=False)
+        except OSError as exc:
+            print(f"error: --history {args.history} could not be written: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"history written to {args.history}")
     return 0

@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from solvers.cli import main
 
@@ -35,3 +36,57 @@ def test_list_and_bench_help():
     assert main(["list"]) == 0
     done = subprocess.run([sys.executable, "-m", "solvers.bench", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "families with benchmarks" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["sparse", "pg"], ["multitask", "apg"], ["smm", "alm-sncg"], ["metric", "pg"],
+                                  ["npsvc", "twsvm"], ["sparse", "pg", "--dataset", ""],
+                                  ["sparse", "pg", "--generator", ""], ["foundations", "gd", "--dataset", ""]])
+def test_missing_or_empty_data_option_is_a_one_line_error(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("--dataset" in err or "--generator" in err)
+
+
+def test_dataset_and_generator_together_are_refused(capsys):
+    assert main(["foundations", "gd", "--problem", "logistic", "--dataset", "wine", "--generator", "blobs-2d"]) == 2
+    assert "either --dataset or --generator" in capsys.readouterr().err
+
+
+def test_unknown_option_with_a_generator_is_reported_like_any_unknown_option(capsys):
+    assert main(["foundations", "gd", "--generator", "blobs-2d", "--bogus", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --bogus 3" in err and "generator settings" not in err
+
+
+def test_family_help_lists_its_methods(capsys):
+    assert main(["sparse", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "apg+" in out and "grasp" in out
+
+
+@pytest.mark.parametrize("where", ["dir", "missing_dir", "proc"])
+def test_unwritable_history_path_is_refused_before_the_solve(where, tmp_path, capsys):
+    path = {"dir": str(tmp_path), "missing_dir": str(tmp_path / "no" / "h.csv"), "proc": "/proc/h.csv"}[where]
+    assert main(["foundations", "gd", "--history", path]) == 2
+    captured = capsys.readouterr()
+    assert "--history" in captured.err and captured.err.count("\n") == 1
+    assert captured.out == ""  # refused before any work
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_failed_history_write_is_an_error_not_a_crash(tmp_path, capsys, monkeypatch):
+    def fail(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(pd.DataFrame, "to_csv", fail)
+    assert main(["foundations", "gd", "--history", str(tmp_path / "h.csv")]) == 1
+    captured = capsys.readouterr()
+    assert "Gradient descent" in captured.out and "No space left" in captured.err
+    assert not (tmp_path / "h.csv").exists()  # the path check leaves nothing behind
+
+
+def test_list_into_a_closed_pipe_exits_quietly():
+    proc = subprocess.Popen([sys.executable, "-m", "solvers", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head -0`: the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -79,16 +80,22 @@ def read_mat(source: str | Path | IO[bytes]) -> dict[str, Any]:
 
 def read_idx(source: str | Path) -> np.ndarray:
     """MNIST IDX (optionally .gz): magic 0x0000 08 NN, then NN big-endian int32 dims, then uint8 data."""
-    with open_maybe_compressed(source) as f:
-        raw = f.read()
+    name = _label(source)
+    try:
+        with open_maybe_compressed(source) as f:
+            raw = f.read()
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"{name} is not a readable IDX file: {exc}") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
-        raise InputError(f"{source} is not an IDX file of unsigned bytes")
+        raise InputError(f"{name} is not an IDX file of unsigned bytes")
     ndim = raw[3]
-    dims = np.frombuffer(raw, dtype=">i4", count=ndim, offset=4)
     offset = 4 + 4 * ndim
-    if len(raw) - offset != int(np.prod(dims)):
-        raise InputError(f"{source}: IDX header says {tuple(dims)} but the payload has {len(raw) - offset} bytes")
-    return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(tuple(int(d) for d in dims))
+    if len(raw) < offset:
+        raise InputError(f"{name}: the IDX header declares {ndim} dimensions but the file ends after {len(raw)} bytes")
+    dims = tuple(int(d) for d in np.frombuffer(raw, dtype=">i4", count=ndim, offset=4))
+    if any(d < 0 for d in dims) or len(raw) - offset != math.prod(dims):
+        raise InputError(f"{name}: IDX header says {dims} but the payload has {len(raw) - offset} bytes")
+    return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(dims)
 
 
 def read_npz(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:

@@ -6,7 +6,9 @@ the descriptions below summarise it.
 """
 from __future__ import annotations
 
+import lzma
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -74,9 +76,26 @@ def _pendigits(paths: list[Path]) -> Dataset:
                    "data dir: pendigits.gz", test_mask=mask)
 
 
+def _variables(path: Path, *names: str) -> dict:
+    """The .mat file's variables, refused with a message naming the file unless all of ``names`` are there."""
+    m = read_mat(path)
+    absent = [n for n in names if n not in m]
+    if absent:
+        raise InputError(f"{path.name} lacks the variable(s) {', '.join(absent)} this dataset needs "
+                         f"(found: {', '.join(m) or 'none'}); replace it with the original file")
+    return m
+
+
+def _expect(ok: bool, path: Path, what: str) -> None:
+    if not ok:
+        raise InputError(f"{path.name}: expected {what}; replace it with the original file")
+
+
 def _binaryalphadigs(paths: list[Path]) -> Dataset:
-    m = read_mat(paths[0])
+    m = _variables(paths[0], "dat", "classlabels")
     cells = m["dat"]  # 36 classes × 39 examples, each 20×16
+    _expect(cells.ndim == 2 and cells.dtype == object and cells.size > 0
+            and all(np.shape(c) == (20, 16) for c in cells.flat), paths[0], "'dat' to be a cell array of 20×16 images")
     X = np.stack([cells[c, k].astype(float).ravel() for c in range(cells.shape[0]) for k in range(cells.shape[1])])
     y = np.repeat(np.arange(cells.shape[0]), cells.shape[1])
     names = [str(np.ravel(v)[0]) for v in np.ravel(m["classlabels"])]
@@ -85,7 +104,9 @@ def _binaryalphadigs(paths: list[Path]) -> Dataset:
 
 
 def _news20(paths: list[Path]) -> Dataset:
-    m = read_mat(paths[0])
+    m = _variables(paths[0], "documents", "newsgroups", "wordlist")
+    _expect(m["documents"].ndim == 2 and np.size(m["newsgroups"]) == m["documents"].shape[1], paths[0],
+            "'documents' (words × posts) with one 'newsgroups' label per post")
     X = sp.csr_matrix(m["documents"].T, dtype=float)
     y = np.ravel(m["newsgroups"]).astype(int)
     words = [str(np.ravel(w)[0]) for w in np.ravel(m["wordlist"])]
@@ -94,8 +115,11 @@ def _news20(paths: list[Path]) -> Dataset:
 
 
 def _school(paths: list[Path]) -> Dataset:
-    m = read_mat(paths[0])
+    m = _variables(paths[0], "X", "Y")
     Xs, Ys = np.ravel(m["X"]), np.ravel(m["Y"])
+    _expect(len(Xs) == len(Ys) > 0 and all(np.ndim(x) == 2 and len(x) == np.size(t) for x, t in zip(Xs, Ys))
+            and len({np.shape(x)[1] for x in Xs}) == 1, paths[0],
+            "cells 'X' (students × features per school) and 'Y' (one score per student), one pair per school")
     X = np.vstack([np.asarray(x, float) for x in Xs])
     y = np.concatenate([np.ravel(t).astype(float) for t in Ys])
     groups = np.repeat(np.arange(len(Xs)), [len(np.ravel(t)) for t in Ys])
@@ -114,7 +138,9 @@ def _mnist(paths: list[Path]) -> Dataset:
 
 
 def _olivetti(paths: list[Path]) -> Dataset:
-    faces = read_mat(paths[0])["faces"].astype(float) / 255.0  # 4096 × 400, column-major images
+    faces = _variables(paths[0], "faces")["faces"]
+    _expect(faces.ndim == 2 and faces.shape[0] == 64 * 64, paths[0], f"'faces' of shape 4096 × n, got {faces.shape}")
+    faces = faces.astype(float) / 255.0  # 4096 × 400, column-major images
     X = np.stack([faces[:, i].reshape(64, 64, order="F").ravel() for i in range(faces.shape[1])])
     y = np.arange(faces.shape[1]) // 10  # 40 people × 10 consecutive images (data README)
     return Dataset("olivetti", X, y, "classification", "400 faces of 40 people, 64×64 grey levels in [0, 1]",
@@ -122,8 +148,10 @@ def _olivetti(paths: list[Path]) -> Dataset:
 
 
 def _cifar_dog_truck(paths: list[Path]) -> Dataset:
-    m = read_mat(paths[0])
+    m = _variables(paths[0], "A_c5_c9_test/Ainput", "A_c5_c9_test/y")
     A = m["A_c5_c9_test/Ainput"]  # (1024, 2000): MATLAB's 1024×2000 transposed by HDF5
+    _expect(A.ndim == 2 and A.shape[0] == 32 * 32 and np.size(m["A_c5_c9_test/y"]) == A.shape[1], paths[0],
+            f"'A_c5_c9_test/Ainput' of shape 1024 × n with n labels in 'A_c5_c9_test/y', got {A.shape}")
     y = np.ravel(m["A_c5_c9_test/y"]).astype(float)
     X = np.stack([col.reshape(32, 32, order="F").ravel() for col in A.T])  # MATLAB vec → image rows
     return Dataset("cifar10_dog_vs_truck", X, y, "classification",
@@ -138,15 +166,22 @@ def _eeg(paths: list[Path]) -> Dataset:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rdata warns about the unknown R class "Tensor"
-        parsed = rdata.parser.parse_file(paths[0])
-        eeg = rdata.conversion.convert(parsed, default_encoding="utf8")["EEG"]
+        try:
+            parsed = rdata.parser.parse_file(paths[0])
+            converted = rdata.conversion.convert(parsed, default_encoding="utf8")
+        except (NotImplementedError, ValueError, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+            raise InputError(f"{paths[0].name} is not a readable R data file: {exc}") from None
+    eeg = converted.get("EEG") if isinstance(converted, dict) else None
+    _expect(isinstance(eeg, dict) and "x" in eeg and "y" in eeg, paths[0], "an R object 'EEG' with fields x and y")
     y_tensor = eeg["y"]
     data = getattr(y_tensor, "data", None)
     if data is None and isinstance(y_tensor, dict):
         data = y_tensor.get("data")
     arr = np.asarray(data, dtype=float)  # 64 channels × 64 times × 61 subjects
-    X = np.moveaxis(arr, -1, 0)
     y = np.asarray(eeg["x"], dtype=float).ravel()
+    _expect(arr.ndim == 3 and arr.shape[:2] == (64, 64) and arr.shape[2] == len(y), paths[0],
+            f"EEG$y of shape 64 × 64 × n with n labels in EEG$x, got {arr.shape} and {len(y)} labels")
+    X = np.moveaxis(arr, -1, 0)
     return Dataset("eeg_alcoholism", X, y, "classification",
                    "61 subjects' 64-channel × 64-time EEG averages, alcoholic (1) vs control (0)",
                    "data dir: EEG.rda", image_shape=(64, 64))
