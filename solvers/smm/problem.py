@@ -198,9 +198,8 @@ def sample_roles(problem: SMMProblem, W: np.ndarray, b: float, lam: np.ndarray |
 
 
 # -- building a problem from a Dataset (pages, command line) ---------------------
-def matrices_of(dataset, upsample: int = 1) -> np.ndarray:
-    """(n, p, q) samples of a Dataset; ``upsample`` > 1 enlarges each by np.kron(X_i, ones((k, k)))."""
-    X = dataset.as_matrices()
+def upsampled(X: np.ndarray, upsample: int = 1) -> np.ndarray:
+    """(n, p, q) samples enlarged by np.kron(X_i, ones((k, k))) when ``upsample`` = k > 1 (else X itself)."""
     if upsample > 1:
         X = np.kron(X, np.ones((1, upsample, upsample), dtype=X.dtype))
     return X
@@ -233,10 +232,7 @@ def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: s
         raise InputError(f"{dataset.name} is a {dataset.task} dataset; SMM needs two-class labels")
     if scale not in ("auto", "none", "max-abs"):
         raise InputError(f"scale must be auto, none or max-abs, got {scale!r}")
-    X = matrices_of(dataset, upsample)
-    peak = max(float(X.max()), -float(X.min())) if X.size else 0.0  # max|X| without a full-size temporary
-    if (scale == "max-abs" or (scale == "auto" and peak > 1.0)) and peak > 0:
-        X = X / peak
+    X = dataset.as_matrices()
     y = binary_labels(dataset, positive_class)
     if dataset.test_mask is not None:
         test = np.asarray(dataset.test_mask, bool)
@@ -247,6 +243,14 @@ def train_test(dataset, *, positive_class: str = "", upsample: int = 1, scale: s
     if len(np.unique(y[~test])) < 2:
         raise InputError("the training part holds one class only; SMM needs both classes")
     n_train = int(np.count_nonzero(~test))
+    # refuse from the shapes, before the k²-times larger copies exist (mnist_test ×8 peaked at 8 GB before)
+    p, q = X.shape[1] * upsample, X.shape[2] * upsample
+    check_memory(estimate_bytes(n_train, p, q), f"SMM on {n_train} samples of {p}×{q}")
+    peak = max(float(X.max()), -float(X.min())) if X.size else 0.0  # max|X|, the same after upsampling
+    if (scale == "max-abs" or (scale == "auto" and peak > 1.0)) and peak > 0:
+        X = X / peak
     if not test[:n_train].any():  # the test part is the tail (the generator's): views, not copies of X
-        return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
-    return X[~test], y[~test], X[test], y[test]
+        X_train, y_train, X_test, y_test = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+    else:
+        X_train, y_train, X_test, y_test = X[~test], y[~test], X[test], y[test]
+    return upsampled(X_train, upsample), y_train, upsampled(X_test, upsample), y_test

@@ -311,7 +311,11 @@ def _nbytes(X) -> int:
 def make_problem(dataset, *, loss: str = "ls", s: int = 5, s_ratio: float = 0.0, s_rounding: str = "ceil",
                  mu: float = 1e-10, lipschitz: str = "paper", step_factor: float = 0.999,
                  L: float | None = None) -> SparseProblem:
-    """Problem (1) on a `Dataset` (all its rows; split first with `train_test`)."""
+    """Problem (1) on the training rows of a `Dataset`: those outside its own ``test_mask`` (a generator's
+    m_test rows, a real set's test file), else all rows; `train_test` also splits datasets without one.
+    κ counts training rows: s = ⌈κ·m⌉ with m = the rows the problem is fitted on."""
+    if dataset.test_mask is not None:  # the command line passes whole datasets; the page passes `train_test`'s part
+        dataset = train_test(dataset)[0]
     X = dataset.as_vectors()
     if s_ratio > 0:  # the user set κ and the rounding, so a refusal names them rather than s
         m, n = X.shape

@@ -154,3 +154,17 @@ def test_unknown_method_and_bad_method_parameters():
         smm.solve(problem, "ispadmm", zeta=2.0)
     with pytest.raises(InputError):
         smm.SupportMatrixMachine(method="sgd").fit(X, y)
+
+
+def test_upsampling_beyond_the_budget_is_refused_from_the_shapes_before_any_copy(monkeypatch):
+    """digits ×8 is 64×64 per sample: refused with the upsampled size before np.kron or scaling allocates
+    anything (mnist_test ×8 used to reach 8 GB, or crash, before the check)."""
+    ds = datasets.load("digits-8x8")
+    monkeypatch.setenv("SOLVERS_MEMORY_BUDGET", "1e6")
+
+    def no_copy(*args, **kwargs):
+        raise AssertionError("the upsampled data were built before the memory check")
+
+    monkeypatch.setattr(np, "kron", no_copy)
+    with pytest.raises(InputError, match=r"SMM on \d+ samples of 64×64 needs about .* budget"):
+        smm.make_problem(ds, positive_class="0", upsample=8)

@@ -4,8 +4,9 @@ import pytest
 import scipy.sparse as sp
 
 from solvers.core import InputError, hard_threshold
-from solvers.datasets import Dataset
-from solvers.sparse import SparseProblem, make_problem, sparsity_from_ratio
+from solvers import cli
+from solvers.datasets import Dataset, generate
+from solvers.sparse import SparseProblem, make_problem, sparsity_from_ratio, train_test
 from solvers.sparse.extrapolation import extrapolate
 from solvers.sparse.lipschitz import RTOL
 
@@ -164,6 +165,21 @@ def test_make_problem_from_datasets():
         make_problem(reg, loss="logistic")
     with pytest.raises(InputError, match="exceeds the number of features"):
         make_problem(reg, s_ratio=1.0)
+
+
+def test_the_command_line_fits_the_training_rows_as_the_page_does(capsys):
+    """The page fits `train_test`'s training part; the command line hands make_problem the whole dataset, whose
+    m_test generated rows were fitted too (κ = 0.1 on 100 + 50 rows gave s = 15). Both now fit the 100 rows."""
+    ds = generate("sparse-regression", m=100, n=40, m_test=50, seed=0)
+    train, _ = train_test(ds)
+    problem = make_problem(ds, s_ratio=0.1)
+    assert problem.s == 10 and problem.X.shape[0] == 100
+    np.testing.assert_array_equal(problem.y, train.y)
+    args = ["sparse", "pg", "--generator", "sparse-regression", "--gen-m", "100", "--gen-n", "40", "--gen-m-test", "50"]
+    assert cli.main([*args, "--s-ratio", "0.1", "--max-iter", "3"]) == 0
+    assert "s=10" in capsys.readouterr().out
+    assert cli.main([*args, "--s-ratio", "0.5"]) == 2
+    assert "⌈0.5·100⌉ = 50 exceeds the number of features n = 40" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("kappa, rounding, message", [
