@@ -16,7 +16,7 @@ from .device import DEVICES
 from .bounds import BOUND_LABELS, DYNAMIC_BOUNDS, PATH_BOUNDS
 from .estimators import TripletMetricLearner
 from .path import PathResult, regularization_path
-from .problem import TripletProblem, lambda_max, make_triplet_problem
+from .problem import TripletProblem, check_lambda, lambda_max, make_triplet_problem
 from .projected_gradient import Screening, minimize
 from .rules import RULE_LABELS, RULES
 
@@ -71,6 +71,7 @@ def _start(problem: TripletProblem, lam: float) -> np.ndarray:
 def _run(problem, *, tol, max_iter, time_limit, callback, lam, bounds, rule, screening_period, active_set, refresh=10):
     if not isinstance(problem, TripletProblem):
         raise InputError("metric.solve needs a problem from metric.make_problem")
+    check_lambda(problem, lam)
     screening = Screening(() if bounds == "none" else (bounds,), rule, screening_period)
     return minimize(problem, lam, _start(problem, lam), tol=tol, max_iter=max_iter, time_limit=time_limit,
                     callback=callback, screening=screening, active_set=active_set, refresh=refresh)

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core import InputError
 from .bounds import DYNAMIC_BOUNDS
-from .problem import lambda_max, make_triplet_problem
+from .problem import check_lambda, lambda_max, make_triplet_problem
 from .projected_gradient import Screening, minimize
 from .rules import RULES
 
@@ -48,6 +48,7 @@ class TripletMetricLearner(TransformerMixin, BaseEstimator):
         X, y = _validated(self, X, y, fit=True)
         problem = make_triplet_problem(X, y, k=self.k, gamma=self.gamma, diagonal=self.diagonal, scale=False,
                                        device=self.device)
+        check_lambda(problem, self.lam)
         lam_L, K = lambda_max(problem)
         screening = Screening(() if self.bound == "none" else (self.bound,), self.rule, self.screening_period)
         result = minimize(problem, self.lam, K / max(self.lam, lam_L), tol=self.tol, max_iter=self.max_iter,

@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from ..core import InputError, check_array, check_labels, check_same_length, project_psd
+from ..core import InputError, check_array, check_labels, check_memory, check_same_length, project_psd
 from .device import TorchPairs, resolve_device
 from .triplets import Triplets, build_triplets, scale_to_unit_box
 
@@ -39,6 +39,16 @@ _RANK_TOL = 1e-13
 #: (gathering their rows costs more per pair than the all-pairs products: on mnist*1 at 0.3 of the pairs about the
 #: same, 2.2 ms, at 0.1 a quarter).
 _GATHER_SHARE = 0.3
+#: λM* = [Σ_t α_t H_t]_+ with α ∈ [0, 1], so ‖M*‖ and ‖∇P/λ‖ are up to about Σ_t ‖H_t‖/λ; the spheres square
+#: such norms (r_GB² = ‖∇P‖²/(4λ²)), which overflows float64 once they pass √(1.8e308) ≈ 1.3e154.
+_MAX_SOLUTION_SCALE = 1e150
+#: A full M costs a d × d symmetric eigendecomposition per iteration (the PSD projection) and in set-up (λ_max),
+#: about 10·d³ flops: at d = 2,000 about 10¹¹ (5–20 s on one core here), at duke's 7,129 some 3.6·10¹² (minutes
+#: each). Beyond this d a full metric on the CPU is refused; on CUDA only the memory check applies.
+MAX_FULL_DIM_CPU = 2048
+#: d × d float64 matrices alive at once in a full-M run: M, ∇P, the BB pair, the step, Σ αH, the centres,
+#: the eigendecomposition's eigenvectors and workspace.
+_FULL_DIM_COPIES = 16
 
 
 # -- loss (Sec. 2.1, App. A) -----------------------------------------------------------------------------------
@@ -513,6 +523,24 @@ def lambda_max(problem: TripletProblem) -> tuple[float, np.ndarray]:
 
 
 # -- construction and validation -----------------------------------------------------------------------------------
+def check_lambda(problem: TripletProblem, lam: float) -> None:
+    """Refuse a λ so small that M* and the sphere radii (up to Σ_t ‖H_t‖/λ, squared) overflow float64."""
+    floor = float(problem.h_norm.sum()) / _MAX_SOLUTION_SCALE
+    if lam < floor:
+        raise InputError(f"lam = {lam:g} is too small for this problem: below {floor:.3g} (Σ_t ‖H_t‖ / 1e150) the "
+                         "solution's norm and the screening radii overflow float64; choose a larger lam")
+
+
+def check_full_metric(d: int, device: str) -> None:
+    """Refuse, before any work, a full d × d metric whose per-iteration eigendecomposition is impractical."""
+    advice = "use diagonal=True (a diagonal M, App. B) or fewer features (e.g. PCA)"
+    if device != "cuda" and d > MAX_FULL_DIM_CPU:
+        raise InputError(f"a full metric on {d:,} features needs a {d:,} × {d:,} eigendecomposition per iteration "
+                         f"(about {10 * d ** 3:.1e} flops, minutes each on a CPU; the limit is d ≤ {MAX_FULL_DIM_CPU:,}); "
+                         f"{advice}, or device='cuda'")
+    check_memory(_FULL_DIM_COPIES * 8.0 * d * d, f"a full {d:,} × {d:,} metric ({advice})")
+
+
 def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, diagonal: bool = False,
                          scale: bool = True, name: str = "data", backend: str = "pairs",
                          device: str = "numpy") -> TripletProblem:
@@ -532,6 +560,8 @@ def make_triplet_problem(X, y, *, k: int | None = None, gamma: float = 0.05, dia
                          "use backend='pairs' with a torch device")
     if k is not None and k < 1:
         raise InputError(f"k = {k} must be at least 1 (or None for all triplets)")
+    if not diagonal:
+        check_full_metric(X.shape[1], device)
     X = scale_to_unit_box(X) if scale else X
     triplets = build_triplets(X, codes, k)
     return TripletProblem(X, codes, triplets, float(gamma), bool(diagonal), name, backend, device)

@@ -116,7 +116,10 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     last_step = None
     gap = math.inf
     for k in itertools.count():
-        if k % check_every == 0:
+        # the active set records (a full pass) only every ``refresh`` iterations, but max_iter and time_limit hold
+        # exactly: a record is forced as soon as either is reached
+        out_of_budget = k >= max_iter or (time_limit is not None and rec.elapsed >= time_limit)
+        if k % check_every == 0 or out_of_budget:
             full = ev if working is None else rp.evaluate(M, lam)
             gap = rp.gap(full, lam)
             status = rec.record(k, objective=full.primal, gap=relative_gap(gap, full.primal), abs_gap=gap,
