@@ -107,8 +107,8 @@ def convergence_tab(results, labels, histories) -> dict:
     table["test acc"] = [float(r.history["test_acc"].iloc[-1]) for r in results.values()]
     table["device"] = [r.info.get("device", "cpu (numpy)") for r in results.values()]  # deep models: torch device
     st.dataframe(table, hide_index=True)
-    st.caption("Optimality: K-NPSVC++ the larger of (max J − τᵀJ)/max J and the relative change of max J over "
-               "the last iteration; deep models (max J − τᵀJ)/max J; TWSVM the largest relative duality gap of its "
+    st.caption("Optimality: K-NPSVC++ and the deep models the larger of (max J − τᵀJ)/max J and the relative "
+               "change of max J over the last iteration (epoch); TWSVM the largest relative duality gap of its "
                "K box QPs; LSTSVM the residual of its linear systems. The gap alone only says that τ sits on the "
                "class with the largest J_l: it shrinks by 1 − β per iteration whatever the hyperplanes do (at β = 1 "
                "it can be 0 after one iteration), so K-NPSVC++ also waits for the primal curve to flatten.")

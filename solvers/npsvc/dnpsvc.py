@@ -23,7 +23,8 @@ Same-network baselines: ``criterion="fixed"`` keeps τ = 1/K with no τ-step (DT
 
 Each epoch records J_l over the whole training set in eval mode (eq. A.14, the quantity of
 Fig. A.4), primal max_l J_l, dual τᵀJ, gap, τ, the mean feasibility ½‖Σ τ_l∇_Z J_l‖² of the
-τ-steps, train and test accuracy. Runs are deterministic under ``seed``: torch.manual_seed,
+τ-steps, train and test accuracy. A run stops before its epochs are done only when the relative gap and the
+relative change of max J over the last epoch are both ≤ tol (``optimality``, as K-NPSVC++'s). Runs are deterministic under ``seed``: torch.manual_seed,
 torch.use_deterministic_algorithms and a fixed number of threads, restored afterwards.
 """
 from __future__ import annotations
@@ -37,8 +38,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..core import HistoryRecorder, InputError, Param, Result
-from .problem import NPSVCProblem, chebyshev_columns
+from ..core import HistoryRecorder, InputError, Param, Result, relative_change
+from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns
 from .qp import simplex_qp
 from .torch_qp import simplex_qp_device
 
@@ -47,6 +48,9 @@ HYPOTHESES = ("full", "z", "phi")
 PRIORS = ("mlp", "cnn")
 DEVICES = ("cpu", "cuda", "auto")
 
+# SGD's learning rates and weight decay: 1 000 × the sliders' ranges (float32 tensors overflow from 3.4e38:
+# lr = 1e39 raised in the optimiser step)
+MAX_STEP = 1e3
 DNPSVC_PARAMS = (
     Param("criterion", "npsvc++", str, choices=CRITERIA,
           help="npsvc++: Pareto weights τ (Alg. 2); fixed: τ = 1/K (DTWSVN); ce: cross-entropy"),
@@ -54,15 +58,16 @@ DNPSVC_PARAMS = (
     Param("hypothesis", "full", str, choices=HYPOTHESES, help="heads on [φ; z] (eq. 22), on z only, or on φ only"),
     Param("epochs", 15, int, low=1, high=500, help="passes over the training set", symbol="T"),
     Param("batch_size", 64, int, low=2, high=4096, help="mini-batch size |B|"),
-    Param("lr", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1.0),
+    Param("lr", 0.1, float, low=0, low_strict=True, high=MAX_STEP, log=True, ui_range=(1e-4, 1.0),
           help="initial SGD learning rate (momentum 0.9, cosine annealing)", symbol=r"\alpha"),
-    Param("weight_decay", 1e-4, float, low=0, ui_range=(0.0, 1e-2), help="SGD weight decay (App. C.2.2)"),
-    Param("c", 1.0, float, low=0, low_strict=True, log=True, ui_range=(1e-3, 1e3),
+    Param("weight_decay", 1e-4, float, low=0, high=MAX_STEP, ui_range=(0.0, 1e-2),
+          help="SGD weight decay (App. C.2.2)"),
+    Param("c", 1.0, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-3, 1e3),
           help="weight of the dissimilarity loss (Alg. 2 line 8)", symbol="c"),
-    Param("margin", 4.0, float, low=0, low_strict=True, ui_range=(0.1, 20.0),
+    Param("margin", 4.0, float, low=0, low_strict=True, high=MAX_WEIGHT, ui_range=(0.1, 20.0),
           help="margin s of ℓ_d(a) = ½[s − a]₊² (not given in the paper; s = 1 stalls near the constant "
                "solution f_l ≡ s/2 on small data, the official demo uses 16)", symbol="s"),
-    Param("gamma", 0.01, float, low=0, ui_range=(0.0, 10.0),
+    Param("gamma", 0.01, float, low=0, high=MAX_WEIGHT, ui_range=(0.0, 10.0),
           help="γ_max of the cosine γ schedule (eq. 25); the paper gives none. ∇_Z J_l is O(1/|B|) here, so "
                "γ ≳ 0.1 makes τ* a vertex (all weight on the largest J_l); measured on digits: 0.01 best",
           symbol=r"\gamma"),
@@ -77,7 +82,7 @@ DNPSVC_PARAMS = (
     Param("finetune", 0.2, float, low=0, high=1, help="fraction of epochs the CNN prior is trained, then frozen"),
     Param("shared_step", True, bool, help="after updating τ, take Alg. 2's second optimiser step (line 15) on τᵀJ "
                                           "for the shared parameters; off: the τ-step only updates τ (ablation)"),
-    Param("second_lr", 1.0, float, low=0, ui_range=(0.0, 2.0),
+    Param("second_lr", 1.0, float, low=0, high=MAX_STEP, ui_range=(0.0, 2.0),
           help="learning rate of the second step as a multiple of the current one (the paper gives none: 1; "
                "ablation)"),
     Param("tau_bn", "train", str, choices=("train", "eval"),
@@ -384,9 +389,13 @@ def run_dnpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
             with rec.excluded():
                 J, train_acc, test_acc = trainer.evaluate()
             primal, tau = float(J.max()), trainer.tau_numpy()
-            return rec.record(epoch, objective=primal,
-                              optimality=(primal - float(tau @ J)) / max(1.0, abs(primal)),
-                              feasibility=feasibility, train_acc=train_acc, test_acc=test_acc,
+            gap = (primal - float(tau @ J)) / max(1.0, abs(primal))
+            # as K-NPSVC++'s test: the gap alone is 0 whenever the J_l are equal (DTWSVN and cross-entropy at
+            # c = 10⁶, s = 10⁶ "converged" at row 0, untrained), so the fit also waits for max J to stop moving;
+            # row 0 has no previous epoch (progress 1)
+            progress = relative_change(primal, rec.rows[-1]["objective"]) if rec.rows else 1.0
+            return rec.record(epoch, objective=primal, optimality=max(gap, progress), relative_gap=gap,
+                              progress=progress, feasibility=feasibility, train_acc=train_acc, test_acc=test_acc,
                               lr=trainer.last_lr, gamma=trainer.gamma_at(max(epoch - 1, 0)),
                               **chebyshev_columns(J, tau))
 

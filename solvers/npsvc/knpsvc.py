@@ -40,7 +40,7 @@ from sklearn.neighbors import kneighbors_graph
 from ..core import HistoryRecorder, InputError, Param, Result, relative_change, validate_params
 from .baselines import C, R1
 from .blocks import ClassBlocks
-from .problem import NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
+from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
 from .qp import BoxQP, simplex_qp
 from .ustep import GramUStep, lower_times
 
@@ -48,15 +48,15 @@ OFFICIAL_MAX_ITER = 10  # the official code's outer iterations (digest §3.6): t
 
 KNPSVC_PARAMS = (
     C, R1,
-    Param("r2", 0.1, float, low=0, low_strict=True, log=True, ui_range=(1e-4, 1e3),
+    Param("r2", 0.1, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-4, 1e3),
           help="ridge on the weights v_l of the learned features (eq. 13)", symbol="r_2"),
-    Param("mu", 1e-3, float, low=0, ui_range=(0.0, 10.0),
+    Param("mu", 1e-3, float, low=0, high=MAX_WEIGHT, ui_range=(0.0, 10.0),
           help="manifold regularisation of z on the kNN graph (eq. 13)", symbol=r"\mu"),
     Param("d", 0, int, low=0, high=4096, help="dimension of the learned features z; 0 = min(2K, p − 1)", symbol="d"),
-    Param("gamma", 0.1, float, low=0, ui_range=(0.0, 100.0),
+    Param("gamma", 0.1, float, low=0, high=MAX_WEIGHT, ui_range=(0.0, 100.0),
           help="trade-off between Pareto stationarity and dual ascent in the τ-step (eq. 20)", symbol=r"\gamma"),
-    Param("eta", 0.1, float, low=0, ui_range=(0.0, 1.0), help="step of the extra descent on P̂ (Alg. 1 line 20)",
-          symbol=r"\eta"),
+    Param("eta", 0.1, float, low=0, high=MAX_WEIGHT, ui_range=(0.0, 1.0),
+          help="step of the extra descent on P̂ (Alg. 1 line 20)", symbol=r"\eta"),
     Param("beta", 0.75, float, low=0, low_strict=True, high=1,
           help="momentum τ ← (1 − β)τ + βτ* (eq. 26; 1 = the paper's Alg. 1, 0.75 = the official code); the duality "
                "gap tracks τ reaching its vertex, shrinking by 1 − β per iteration (at 1 it was 0 after 1–2 "

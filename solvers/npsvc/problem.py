@@ -31,6 +31,11 @@ KERNELS = ("rbf", "linear", "poly")
 STRATEGIES = ("ovr", "rvo")
 SPLITS = ("random", "predefined")
 
+# Upper bound of the weights, ridges and steps (c, r₁, r₂, μ, γ, η): 1 000 × the sliders' ranges. Near 1e150
+# they overflow float64 in squared terms (the τ-step's Gram r₁²(…), polar's AᵀA): r₁ = 1e160 and μ = η = 1e300
+# raised LinAlgError.
+MAX_WEIGHT = 1e6
+
 PROBLEM_PARAMS = [
     Param("kernel", "rbf", str, choices=KERNELS, help="prior map φ: Gaussian, linear or polynomial kernel"),
     Param("width", 0.0, float, low=0, ui_range=(0.0, 100.0),
@@ -97,6 +102,9 @@ class KernelFeatures:
             self.Psi = self._linear(X)
         else:
             K = kernel(X, X)
+            if not np.isfinite(K).all():  # (xᵀx' + coef0)^degree overflows float64 for a large coef0 or degree
+                raise InputError(f"the {kernel.name} kernel matrix overflows (degree {kernel.degree}, coef0 "
+                                 f"{kernel.coef0:g}); lower coef0 or the degree")
             K[np.diag_indices_from(K)] += 1e-3 * float(np.mean(np.diag(K)))
             self.gram_matrix = K
             self.chol = sla.cholesky(K, lower=True)
@@ -259,6 +267,9 @@ def make_problem(dataset: Dataset, **params) -> NPSVCProblem:
         train, test = np.flatnonzero(~mask), np.flatnonzero(mask)
     else:
         train, test = _split(codes, p["test_size"], p["seed"])
+    if p["max_train"] < len(classes):
+        raise InputError(f"max_train = {p['max_train']} is below the {len(classes)} classes of {dataset.name}: "
+                         f"every class needs a training row; raise max_train to at least {len(classes)}")
     train = train[_stratified_cap(codes[train], p["max_train"], p["seed"])]
     if len(np.unique(codes[train])) < len(classes):
         raise InputError(f"the training part lacks some of the {len(classes)} classes; raise max_train or lower test_size")

@@ -222,3 +222,12 @@ def test_tau_step_with_running_batchnorm_statistics_leaves_them_alone(digits_pro
     stats = [bn.running_mean.clone() for bn in default.batch_norms]
     default._tau_step(default.X[:32], default.y[:32], gamma=0.01)
     assert not torch.equal(stats[0], default.batch_norms[0].running_mean)
+
+
+@pytest.mark.parametrize("method", ["fixed-tau", "cross-entropy"])
+def test_a_deep_run_never_stops_before_its_first_epoch(method):
+    """With equal J_l the Chebyshev gap is 0 at the untrained network: DTWSVN and CE 'converged after 0 iterations'
+    at c = s = 10⁶; the stopping test now also needs max J to have stopped moving, which row 0 cannot show."""
+    problem = npsvc.make_problem(datasets.load("iris"), max_train=30, seed=0)
+    result = npsvc.solve(problem, method, tol=1e-6, max_iter=5, epochs=1, c=1e6, margin=1e6)
+    assert result.history["iter"].max() >= 1 and result.history["progress"].iloc[0] == 1.0

@@ -102,3 +102,34 @@ def test_cap_just_below_the_rows_still_keeps_every_class():
     codes = np.repeat(np.arange(10), 120)[:1204]
     keep = _stratified_cap(codes, 1200, seed=0)
     assert len(keep) == 1200 and len(np.unique(keep)) == 1200 and len(np.unique(codes[keep])) == 10
+
+
+def test_bad_sizes_and_overflowing_kernels_are_refused_before_any_fit():
+    """max_train below K crashed in scikit-learn's stratified split; a poly kernel at coef0 = 1e300 in Cholesky."""
+    rng = np.random.default_rng(0)
+    many = datasets.Dataset("twelve", rng.standard_normal((120, 3)), np.arange(120) % 12, "classification")
+    with pytest.raises(InputError, match="max_train = 10 is below the 12 classes"):
+        npsvc.make_problem(many, max_train=10)
+    problem = npsvc.make_problem(datasets.load("iris"), max_train=20, kernel="poly", degree=8, coef0=1e300)
+    with pytest.raises(InputError, match="kernel matrix overflows"):
+        npsvc.solve(problem, "twsvm", tol=1e-6, max_iter=10)
+
+
+@pytest.mark.parametrize("method", ["twsvm", "pin-twsvm", "lstsvm", "npsvm", "knpsvc"])
+def test_weights_at_their_bound_run_and_beyond_it_are_refused(method):
+    """r₁ = 1e160 or η = 1e300 raised LinAlgError inside K-NPSVC++; the bound is 1e6, where every kernel method runs."""
+    problem = npsvc.make_problem(datasets.load("iris"), max_train=30, seed=0)
+    names = {p.name for p in npsvc.METHODS[method].params}
+    top = {name: 1e6 for name in ("c", "r1", "r2", "mu", "gamma", "eta") if name in names}
+    result = npsvc.solve(problem, method, tol=1e-6, max_iter=20, **top)
+    assert result.status in ("converged", "max_iter") and np.isfinite(result.history["objective"].iloc[-1])
+    with pytest.raises(InputError, match=r"r1 \(r₁\) = 1e\+160 is out of range"):
+        npsvc.solve(problem, method, tol=1e-6, max_iter=20, r1=1e160)
+
+
+def test_lstsvm_is_converged_only_when_its_residual_meets_tol():
+    """A closed form cannot improve on its residual: above tol it is max_iter, not converged (it was at ≤ 1e-6)."""
+    problem = npsvc.make_problem(datasets.load("iris"), max_train=60, seed=0)
+    result = npsvc.solve(problem, "lstsvm", tol=1e-300, max_iter=10)
+    assert result.history["optimality"].iloc[-1] > 1e-300 and result.status == "max_iter"
+    assert npsvc.solve(problem, "lstsvm", tol=1e-6, max_iter=10).status == "converged"
