@@ -13,6 +13,8 @@ Each block is minimised exactly, so F decreases monotonically.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
@@ -29,6 +31,9 @@ BCD_PARAMS = (
           help="solver of Eq. (71) in the M-step: sort-and-interpolate (fastest for q up to a few thousand, see the benchmark), corrected Algorithm 3 (linear time) or bisection"),
     Param("svm_tol", 1e-8, float, low=0, low_strict=True, log=True, ui_range=(1e-12, 1e-3),
           help="LIBSVM tolerance of the hinge U-step (an inexact U-step breaks monotone descent)"),
+    Param("svm_max_iter", 1_000_000, int, low=1, high=10**9, log=True,
+          help="LIBSVM iteration cap per task in the hinge U-step (C = 1/(2cn) is huge when c is tiny, and "
+               "LIBSVM would run for minutes); capped solves are counted in the history column svm_capped"),
     SPECTRA_PARAM,
 )
 
@@ -107,21 +112,27 @@ def _u_logistic(X, y, A_inv, c, intercept, u0, b0, max_newton=100):
     return (w[:d], w[d]) if intercept else (w, 0.0)
 
 
-def _u_hinge(X, y, A, c, svm_tol):
+def _u_hinge(X, y, A, c, svm_tol, svm_max_iter):
+    """(u, b, whether LIBSVM stopped at its iteration cap)."""
     n = X.shape[0]
     XA = X @ A
-    svm = SVC(C=1.0 / (2.0 * c * n), kernel="precomputed", tol=svm_tol).fit(XA @ X.T, y)
+    svm = SVC(C=1.0 / (2.0 * c * n), kernel="precomputed", tol=svm_tol, max_iter=svm_max_iter)
+    with warnings.catch_warnings():  # the cap is reported in the history (svm_capped); solvers never print
+        warnings.simplefilter("ignore")
+        svm.fit(XA @ X.T, y)
     u = XA[svm.support_].T @ svm.dual_coef_[0]
-    return u, float(svm.intercept_[0])
+    return u, float(svm.intercept_[0]), int(svm.n_iter_[0]) >= svm_max_iter
 
 
-def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
-    """argmin over (U, b) of F(U, b, M) for the fixed M of Z (task by task)."""
+def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8, svm_max_iter: int = 1_000_000,
+           out_of_time=None) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """argmin over (U, b) of F(U, b, M) for the fixed M of Z (task by task), and the number of tasks whose
+    LIBSVM solve hit ``svm_max_iter``. None when ``out_of_time()`` turns true between two hinge tasks."""
     A = problem.eta * np.eye(problem.d) + Z.M
     A_inv = cho_solve(cho_factor(A), np.eye(problem.d))
     if problem.loss == "least_squares" and use_batched_moments(problem):
-        return _u_least_squares_batched(problem, A_inv)
-    U, b = np.empty_like(Z.U), np.zeros(problem.m)
+        return *_u_least_squares_batched(problem, A_inv), 0
+    U, b, capped = np.empty_like(Z.U), np.zeros(problem.m), 0
     for ell in range(problem.m):
         X, y = problem.data.task(ell)
         if problem.loss == "least_squares":
@@ -129,28 +140,45 @@ def u_step(problem: MultiTaskProblem, Z: Point, svm_tol: float = 1e-8) -> tuple[
         elif problem.loss == "logistic":
             U[:, ell], b[ell] = _u_logistic(X, y, A_inv, problem.c, problem.intercept, Z.U[:, ell], Z.b[ell])
         else:
-            U[:, ell], b[ell] = _u_hinge(X, y, A, problem.c, svm_tol)
-    return U, b
+            if out_of_time is not None and out_of_time():
+                return None
+            U[:, ell], b[ell], hit_cap = _u_hinge(X, y, A, problem.c, svm_tol, svm_max_iter)
+            capped += hit_cap
+    return U, b, capped
 
 
 def run_bcd(problem: MultiTaskProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-            eq14_method: str = "sort", svm_tol: float = 1e-8, spectra: bool = False) -> Result:
+            eq14_method: str = "sort", svm_tol: float = 1e-8, svm_max_iter: int = 1_000_000,
+            spectra: bool = False) -> Result:
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure=MEASURE)
     Z = problem.initial_point()  # line 4: any feasible M
     F = problem.objective(Z)
     with rec.excluded():
         extra = problem.spectra(Z) if spectra else {}
         row0 = {MEASURE: problem.grad_map(Z), "rel_change": np.nan, **extra}
+        if problem.loss == "hinge":
+            row0["svm_capped"] = 0
     status = rec.record(0, objective=F, **row0)
-    k = 0
+
+    def out_of_time() -> bool:
+        return time_limit is not None and rec.elapsed >= time_limit
+
+    k = capped_total = 0
     while status is None:
+        step = u_step(problem, Z, svm_tol, svm_max_iter, out_of_time)  # line 6
+        if step is None:  # the time ran out inside the U-step: keep the last complete iterate
+            rec.stop("time_limit")
+            break
         k += 1
-        U, b = u_step(problem, Z, svm_tol)  # line 6
+        U, b, capped = step
+        capped_total += capped
         Z = Point(U, b, m_step(U, problem.eta, problem.h, eq14_method))  # lines 7–9
         F_new = problem.objective(Z)
         change, F = relative_change(F_new, F), F_new
         with rec.excluded():
             extra = problem.spectra(Z) if spectra else {}
             row = {MEASURE: problem.grad_map(Z), "rel_change": change, **extra}
+            if problem.loss == "hinge":
+                row["svm_capped"] = capped  # tasks whose LIBSVM stopped at svm_max_iter: an inexact U-step
         status = rec.record(k, objective=F, **row)
-    return rec.result(problem.solution(Z), u_steps=k, m_steps=k)
+    return rec.result(problem.solution(Z), u_steps=k, m_steps=k, svm_capped=capped_total)

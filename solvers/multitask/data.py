@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import InputError, as_pm_one, check_array, check_memory, check_same_length
+from ..core import InputError, as_pm_one, check_array, check_finite, check_memory, check_same_length
 
 CLASSIFICATION_LOSSES = ("logistic", "hinge")
 
@@ -70,6 +70,7 @@ def _finish(Xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], loss: str, names
     check_memory(8.0 * N * (d + 4), "the stacked multi-task data")
     classes, labels = [], []
     for ell, y in enumerate(ys):
+        check_finite(y, f"y (the targets) of task {names[ell]}")  # a NaN target would only show up as "diverged"
         if loss in CLASSIFICATION_LOSSES:
             cls, pm = as_pm_one(y, what=f"task {names[ell]} under the {loss} loss (two classes per task)")
             classes.append(tuple(cls.tolist()))

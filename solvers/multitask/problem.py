@@ -26,11 +26,19 @@ from .hinge_prox import dual_lipschitz, hinge_prox
 from .losses import LOSSES, loss_derivative, loss_values
 from .subspace import project_trace_box_psd, shared_subspace
 
+#: α and β within [1e-100, 1e100] keep η = β/α and c = β(1 + η) far from float64's overflow (1.8e308) and
+#: underflow, and the hinge U-step's C = 1/(2cn) finite
+WEIGHT_MIN, WEIGHT_MAX = 1e-100, 1e100
+#: η = β/α within [1e-12, 1e12]: ηI + M must stay numerically positive definite although M's zero eigenvalues
+#: carry rounding of about d·eps ≈ 1e-14 (below that the Cholesky of A fails), and η + 1 must still differ from η
+#: by many digits (at 1/eps ≈ 4.5e15 the M-block vanishes from A in float64)
+ETA_MIN, ETA_MAX = 1e-12, 1e12
+
 PROBLEM_PARAMS = [
     Param("loss", "least_squares", str, choices=LOSSES, help="task loss L of Eq. (8); hinge is Eq. (64)"),
-    Param("alpha", 0.1, float, low=0, low_strict=True, log=True, symbol=r"\alpha", ui_range=(1e-3, 1e2),
+    Param("alpha", 0.1, float, low=WEIGHT_MIN, high=WEIGHT_MAX, log=True, symbol=r"\alpha", ui_range=(1e-3, 1e2),
           help="weight of the distance to the shared subspace (task relatedness)"),
-    Param("beta", 0.01, float, low=0, low_strict=True, log=True, symbol=r"\beta", ui_range=(1e-3, 1e2),
+    Param("beta", 0.01, float, low=WEIGHT_MIN, high=WEIGHT_MAX, log=True, symbol=r"\beta", ui_range=(1e-3, 1e2),
           help="ridge weight on each task's predictor; η = β/α"),
     Param("h", 2, int, low=0, high=10_000, symbol="h", help="dimension of the shared subspace, tr M = h (0 ≤ h ≤ d)"),
     Param("intercept", True, bool, help="fit an unpenalised bias b_ℓ per task (always on for hinge, Eq. (64))"),
@@ -75,10 +83,15 @@ class MultiTaskProblem:
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
             raise InputError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
+        for spec in PROBLEM_PARAMS[1:3]:
+            value = getattr(self, spec.name)
             if not (np.isfinite(value) and value > 0):
-                raise InputError(f"{name} must be a positive number, got {value}")
+                raise InputError(f"{spec.name} must be a positive number, got {value}")
+            spec.check(value)
+        if not ETA_MIN <= self.eta <= ETA_MAX:
+            raise InputError(f"η = beta/alpha = {self.beta:g}/{self.alpha:g} = {self.eta:.3g} is out of range; "
+                             f"keep it within [{ETA_MIN:g}, {ETA_MAX:g}] (ηI + M is numerically singular below, "
+                             "and M has no effect above): bring alpha and beta closer together")
         d = self.data.n_features
         if int(self.h) != self.h or not 0 <= self.h <= d:
             raise InputError(f"h = {self.h} must be an integer between 0 and d = {d} (the number of features)")

@@ -63,8 +63,10 @@ SHARED_SUBSPACE = register_generator(Generator(
             Param("n_per_task", 15, int, low=2, high=100_000, help="training rows per task"),
             Param("n_test", 50, int, low=0, high=100_000, help="test rows per task"),
             Param("h_true", 3, int, low=0, high=2000, help="dimension of the true shared subspace"),
-            Param("tau", 0.1, float, low=0, help="size of each task's private part τ"),
-            Param("noise", 0.1, float, low=0, help="standard deviation of the noise"),
+            # y ~ (1 + τ)·√d·noise-sized entries and the least-squares loss squares them: up to 1e100 keeps y²
+            # far from float64's 1.8e308 overflow for any d and row count allowed here
+            Param("tau", 0.1, float, low=0, high=1e100, help="size of each task's private part τ"),
+            Param("noise", 0.1, float, low=0, high=1e100, help="standard deviation of the noise"),
             Param("kind", "regression", str, choices=("regression", "classification"), help="targets"),
             SEED],
     description="tasks whose predictors share a low-dimensional subspace (digest §4.1)"))

@@ -62,7 +62,8 @@ def test_bcd_hinge_u_step_matches_a_direct_qp():
     problem = tiny_problem("hinge", d=4, m=2, n=12)
     Z = problem.initial_point()
     Z.M = mt.m_step(np.random.default_rng(1).standard_normal((4, 3)), problem.eta, problem.h)
-    U, b = u_step(problem, Z, svm_tol=1e-10)
+    U, b, capped = u_step(problem, Z, svm_tol=1e-10)
+    assert capped == 0
     A_inv = np.linalg.inv(problem.eta * np.eye(4) + Z.M)
     for ell in range(2):
         X, y = problem.data.task(ell)
