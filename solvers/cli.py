@@ -109,7 +109,7 @@ def load_data(args: argparse.Namespace, extra: list[str], family: str, parser: a
         add_cli_flags(gen_parser, [dataclasses.replace(p, name=f"gen_{p.name}") for p in gens[args.generator].params])
         gen_args, extra = gen_parser.parse_known_args(extra)
     if extra:
-        raise InputError(f"unrecognized arguments: {' '.join(extra)} (see: {parser.prog} --help)")
+        raise InputError(f"unrecognised arguments: {' '.join(extra)} (see: {parser.prog} --help)")
     if args.generator is not None:
         values = {k[4:]: v for k, v in vars(gen_args).items() if v is not None}
         return gens[args.generator](**values)

@@ -55,7 +55,7 @@ def test_dataset_and_generator_together_are_refused(capsys):
 def test_unknown_option_with_a_generator_is_reported_like_any_unknown_option(capsys):
     assert main(["foundations", "gd", "--generator", "blobs-2d", "--bogus", "3"]) == 2
     err = capsys.readouterr().err
-    assert "unrecognized arguments: --bogus 3" in err and "generator settings" not in err
+    assert "unrecognised arguments: --bogus 3" in err and "generator settings" not in err
 
 
 def test_family_help_lists_its_methods(capsys):

@@ -31,10 +31,11 @@ KERNELS = ("rbf", "linear", "poly")
 STRATEGIES = ("ovr", "rvo")
 SPLITS = ("random", "predefined")
 
-# Upper bound of the weights, ridges and steps (c, r₁, r₂, μ, γ, η): 1 000 × the sliders' ranges. Near 1e150
-# they overflow float64 in squared terms (the τ-step's Gram r₁²(…), polar's AᵀA): r₁ = 1e160 and μ = η = 1e300
-# raised LinAlgError.
-MAX_WEIGHT = 1e6
+# Upper bound of the weights, ridges and steps (c, r₁, r₂, μ, γ, η). Near 1e150 they overflow float64 in squared
+# terms (the τ-step's Gram r₁²(…), polar's AᵀA): r₁ = 1e160 and μ = η = 1e300 raised LinAlgError. 1e12 keeps the
+# limits that mean something: r₂ = 1e12 makes v vanish and K-NPSVC++ reduce to TWSVM (test_knpsvc), and every
+# kernel method runs with all of them at 1e12 (test_problem).
+MAX_WEIGHT = 1e12
 
 PROBLEM_PARAMS = [
     Param("kernel", "rbf", str, choices=KERNELS, help="prior map φ: Gaussian, linear or polynomial kernel"),

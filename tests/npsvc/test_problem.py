@@ -4,7 +4,7 @@ import pytest
 
 from solvers import datasets, npsvc
 from solvers.core import InputError
-from solvers.npsvc.problem import Kernel, make_kernel, mean_squared_distance, squared_distances
+from solvers.npsvc.problem import MAX_WEIGHT, Kernel, make_kernel, mean_squared_distance, squared_distances
 
 
 def test_width_is_mean_pairwise_squared_distance():
@@ -117,10 +117,10 @@ def test_bad_sizes_and_overflowing_kernels_are_refused_before_any_fit():
 
 @pytest.mark.parametrize("method", ["twsvm", "pin-twsvm", "lstsvm", "npsvm", "knpsvc"])
 def test_weights_at_their_bound_run_and_beyond_it_are_refused(method):
-    """r₁ = 1e160 or η = 1e300 raised LinAlgError inside K-NPSVC++; the bound is 1e6, where every kernel method runs."""
+    """r₁ = 1e160 or η = 1e300 raised LinAlgError inside K-NPSVC++; at the bound every kernel method runs."""
     problem = npsvc.make_problem(datasets.load("iris"), max_train=30, seed=0)
     names = {p.name for p in npsvc.METHODS[method].params}
-    top = {name: 1e6 for name in ("c", "r1", "r2", "mu", "gamma", "eta") if name in names}
+    top = {name: MAX_WEIGHT for name in ("c", "r1", "r2", "mu", "gamma", "eta") if name in names}
     result = npsvc.solve(problem, method, tol=1e-6, max_iter=20, **top)
     assert result.status in ("converged", "max_iter") and np.isfinite(result.history["objective"].iloc[-1])
     with pytest.raises(InputError, match=r"r1 \(r₁\) = 1e\+160 is out of range"):
