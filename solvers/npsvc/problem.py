@@ -102,7 +102,8 @@ class KernelFeatures:
             self.chol = None
             self.Psi = self._linear(X)
         else:
-            K = kernel(X, X)
+            with np.errstate(over="ignore"):  # an overflow is refused just below, with the parameters to change
+                K = kernel(X, X)
             if not np.isfinite(K).all():  # (xᵀx' + coef0)^degree overflows float64 for a large coef0 or degree
                 raise InputError(f"the {kernel.name} kernel matrix overflows (degree {kernel.degree}, coef0 "
                                  f"{kernel.coef0:g}); lower coef0 or the degree")
