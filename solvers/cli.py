@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import os
 import sys
 from pathlib import Path
 from types import ModuleType

@@ -83,7 +83,7 @@ class MultiTaskProblem:
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
             raise InputError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
-        for spec in PROBLEM_PARAMS[1:3]:
+        for spec in (p for p in PROBLEM_PARAMS if p.name in ("alpha", "beta")):
             value = getattr(self, spec.name)
             if not (np.isfinite(value) and value > 0):
                 raise InputError(f"{spec.name} must be a positive number, got {value}")

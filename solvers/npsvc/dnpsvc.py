@@ -24,8 +24,9 @@ Same-network baselines: ``criterion="fixed"`` keeps τ = 1/K with no τ-step (DT
 Each epoch records J_l over the whole training set in eval mode (eq. A.14, the quantity of
 Fig. A.4), primal max_l J_l, dual τᵀJ, gap, τ, the mean feasibility ½‖Σ τ_l∇_Z J_l‖² of the
 τ-steps, train and test accuracy. A run stops before its epochs are done only when the relative gap and the
-relative change of max J over the last epoch are both ≤ tol (``optimality``, as K-NPSVC++'s). Runs are deterministic under ``seed``: torch.manual_seed,
-torch.use_deterministic_algorithms and a fixed number of threads, restored afterwards.
+relative change of max J over the last epoch are both ≤ tol (``optimality``, as K-NPSVC++'s). Runs are
+deterministic under ``seed``: torch.manual_seed, torch.use_deterministic_algorithms and a fixed number of threads,
+restored afterwards.
 """
 from __future__ import annotations
 
