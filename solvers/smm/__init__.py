@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..core import STOPPING_PARAMS, Method, Param, Result, solve_with
 from . import synthetic  # noqa: F401  (registers the smm-synthetic generator)
-from .alm import ALM_PARAMS, run_alm_sncg
+from .alm import ALM_PARAMS
+from .alm_sncg import run_alm_sncg
 from .estimators import SupportMatrixMachine
 from .fadmm import FADMM_PARAMS, run_fadmm
 from .ispadmm import ISPADMM_PARAMS, run_ispadmm

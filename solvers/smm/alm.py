@@ -180,31 +180,20 @@ ALM_PARAMS = (
 )
 
 
-def run_alm_sncg(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-                 sigma0: float | None = None, warm_start: int = 0, start_rows: int = 1000, max_newton: int = 200,
-                 obj_opt: float | None = None):
-    """ALM-SNCG on model (1) from the origin, from ``warm_start`` isPADMM steps or from a subsample's
-    solution (``start_rows``); one history row per ALM step (Algorithm 1). The start's seconds are part of
-    the first row's time."""
-    return alm_solve(problem, tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
-                     sigma0=sigma0, warm_start=warm_start, start_rows=start_rows, max_newton=max_newton,
-                     obj_opt=obj_opt)[0]
-
-
 def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
-              sigma0: float | None = None, warm_start: int = 0, start_rows: int = 0, max_newton: int = 200,
+              sigma0: float | None = None, start=None, start_rows: int = 0, max_newton: int = 200,
               obj_opt: float | None = None, state: ALMState | None = None):
-    """ALM-SNCG from ``state`` (a path's warm start), from ``warm_start`` isPADMM steps, from a subsample's
-    solution (``start_rows``, see `subsample_start`) or from the origin; returns (Result, final state)."""
-    from .ispadmm import warm_start_state  # isPADMM's inner solver is this module's ALM
-
+    """ALM-SNCG from ``state`` (a path's warm start), from ``start(problem, sigma=σ₀) -> ALMState`` (the paper's
+    isPADMM steps, passed in by `alm_sncg.run_alm_sncg`: isPADMM runs this module's ALM, so this module does not
+    import it), from a subsample's solution (``start_rows``, see `subsample_start`) or from the origin; the
+    start's seconds are part of the first row's time. Returns (Result, final state)."""
     n, (p, q) = problem.n, problem.shape
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback,
                           measure="kkt" if obj_opt is None else "relobj")
     if state is None:
         sigma0 = start_sigma0(problem.X) if sigma0 is None else sigma0
-        if warm_start:
-            state = warm_start_state(problem, warm_start, sigma0)
+        if start is not None:
+            state = start(problem, sigma=sigma0)
         elif start_rows and n >= START_MIN_RATIO * start_rows:
             state = subsample_start(problem, start_rows, sigma0)
         if state is None:

@@ -12,16 +12,15 @@ random split of that size (leukemia's 34-row test file is absent here: no test m
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
 import pandas as pd
 
-from .. import datasets
 from ..core import InputError
 from . import make_problem, prediction_score, solve, sparsity_from_ratio
+from .bench_common import TRAIN_ROWS, available_splits, machine, markdown
+from .bench_common import split  # noqa: F401 (solvers/sweep/tables.py reads it from here)
 from .bench_peers import add_arguments as add_peer_arguments
 from .bench_peers import run_peers
 from .bench_setup import add_arguments as add_setup_arguments
@@ -29,7 +28,6 @@ from .bench_setup import run_setup
 from .synthetic import make_sparse_classification
 
 METHODS = ("pg", "apg", "apg+", "pg-ll", "apg-ll+")
-TRAIN_ROWS = {"colon-cancer": 50, "duke": 38, "leukemia": 38}
 # The paper's GE (PG, APG, APG+, PG-LL, APG-LL+) from Tables 7–10; None where the OCR lost the cell.
 # PG's 10000 and PG-LL's 20000 are the iteration caps (marked * in the paper). κ = 1 means s = m.
 PAPER_GE = {
@@ -49,29 +47,6 @@ PAPER_GE = {
 }
 # Table 1, rcv1 (LR) at s1 = ⌊0.01m⌋: time PG / APG / APG+ = 58.4* / 12.6 / 0.3 s, GE 10000* / 1120 / 21.
 PAPER_RCV1 = {"pg": (58.4, 10000), "apg": (12.6, 1120), "apg+": (0.3, 21)}
-
-
-def machine() -> str:
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-            f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, numpy {np.__version__}")
-
-
-def split(name: str, seed: int):
-    ds = datasets.load(name)
-    m = TRAIN_ROWS[name]
-    perm = np.random.default_rng(seed).permutation(ds.n_samples)
-    train = ds.subset(np.sort(perm[:m]), name=f"{name} (train)")
-    test = ds.subset(np.sort(perm[m:]), name=f"{name} (test)") if ds.n_samples > m else None
-    return train, test
-
-
-def available_splits(names, seed: int):
-    """(name, train, test) for each named real dataset in the data directory; a missing one is skipped, said so."""
-    for name in names:
-        if not datasets.REAL[name].available():
-            print(f"skip {name}: {datasets.REAL[name].files[0]} is not in the data directory")
-            continue
-        yield (name, *split(name, seed))
 
 
 def run_tables(args) -> pd.DataFrame:
@@ -162,14 +137,6 @@ def run_gradcost(args) -> pd.DataFrame:
                           "ours: Xᵀ∇g + X_J w_J [ms] (min / median)": f"{1e3 * o_min:.2f} / {1e3 * o_med:.2f}",
                           "raw Xw + Xᵀr [ms] (min / median)": f"{1e3 * r_min:.2f} / {1e3 * r_med:.2f}",
                           "ratio (median)": round(o_med / r_med, 2), "target": "≤ 1.3"}])
-
-
-def markdown(table: pd.DataFrame) -> str:
-    """A GitHub table (pandas' to_markdown needs tabulate, which the project does not ship)."""
-    cells = [[("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)) for v in row]
-             for row in table.itertuples(index=False)]
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,8 +20,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..core import check_memory
 from . import SparseLinearRegression, SparseLogisticRegression, SparseProblem, solve
+from .bench_common import TRAIN_ROWS, available_splits, markdown, planted
 from .peers import abess_fit, available, omp, skscope_fit
 from .synthetic import make_sparse_regression
 
@@ -95,8 +95,6 @@ def compare(name: str, X, y, loss: str, s: int, methods, args, truth=None) -> li
 
 
 def real_rows(args) -> list[dict]:
-    from .bench import TRAIN_ROWS, available_splits
-
     rows = []
     for name, train, _ in available_splits(args.datasets, args.seed):
         X = train.as_vectors()
@@ -113,17 +111,6 @@ def recovery_rows(args) -> list[dict]:
         rows += compare(f"random 100×1000 #{seed}", ds.X, ds.y, "ls", 10, args.methods, args,
                         truth=ds.meta["support_true"])
     return rows
-
-
-def planted(m: int, n: int, loss: str, seed: int, k: int = 10, snr: float = 100.0):
-    """Gaussian X (beyond the page generator's dense-size limit), ±1 truth on k columns, SNR 100."""
-    check_memory(2 * m * n * 8, f"a dense {m} × {n} benchmark X and its scaled copy")
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((m, n))
-    truth = np.sort(rng.choice(n, k, replace=False))
-    signal = X[:, truth] @ rng.choice([-1.0, 1.0], k)
-    y = signal + rng.standard_normal(m) * signal.std() / np.sqrt(snr)
-    return X, (y if loss == "ls" else np.where(y >= 0, 1.0, -1.0)), truth
 
 
 def large_rows(args) -> list[dict]:
@@ -173,8 +160,6 @@ def run_peers(args) -> pd.DataFrame:
     table = pd.DataFrame([r for rows in groups.values() for r in rows])
     if table.empty:
         return table
-    from .bench import markdown
-
     for name, rows in groups.items():
         if rows:
             print(f"\n## summary: {name}\n" + markdown(summary(pd.DataFrame(rows))), flush=True)

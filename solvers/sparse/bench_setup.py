@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import SparseLinearRegression, SparseLogisticRegression
-from .bench_peers import planted
+from .bench_common import planted
 
 PARTS = {  # column: (module file, function) whose cumulative time it reports
     "validation [s]": ("validation.py", "validate_data"),
