@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make run    create .venv, install the lab, start the dashboard on bundled data
 #   make test   same install plus the test extras, then the whole test suite
+#   make serve  a lecturer's server for a class on HOST:PORT (docs/serving.md)
 # Both are idempotent: the install step re-runs only when pyproject.toml or constraints.txt change.
 
 PYTHON ?= python3
@@ -8,8 +9,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 PORT   ?= 8501
+HOST   ?= 0.0.0.0
 
-.PHONY: run test install install-test bench-help clean
+.PHONY: run serve test install install-test bench-help clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +29,10 @@ install-test: $(VENV)/.installed-test
 
 run: install
 	$(PY) -m streamlit run app/main.py --server.port $(PORT) --browser.gatherUsageStats false
+
+# a lecturer's server (docs/serving.md): on the network, headless, no file watcher, students' toolbar
+serve: install
+	$(PY) -m app.serve --host $(HOST) --port $(PORT)
 
 test: install-test
 	$(PY) -m pytest

@@ -8,3 +8,16 @@ from solvers.datasets import MAX_UPLOAD_BYTES
 def test_streamlit_upload_limit_matches_the_readers():
     config = tomllib.loads((Path(__file__).parents[1] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] * 2**20 == MAX_UPLOAD_BYTES
+
+
+def test_the_lecture_server_has_a_students_toolbar_and_no_reloading():
+    """`make serve` (app/serve.py): headless, no file watcher, no run-on-save, the viewer toolbar (no Deploy button)."""
+    from app.serve import command
+
+    cmd = command("0.0.0.0", 8501)
+    flags = dict(zip(cmd[5::2], cmd[6::2]))
+    assert flags["--server.address"] == "0.0.0.0" and flags["--server.port"] == "8501"
+    assert flags["--server.headless"] == "true" and flags["--server.fileWatcherType"] == "none"
+    assert flags["--server.runOnSave"] == "false" and flags["--client.toolbarMode"] == "viewer"
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
+    assert "-m app.serve --host $(HOST) --port $(PORT)" in makefile

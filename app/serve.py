@@ -1,0 +1,43 @@
+"""A lecturer's server: ``python -m app.serve [--host 0.0.0.0] [--port 8501]`` (what ``make serve`` runs).
+
+The settings a shared server wants, on top of the repository's .streamlit/config.toml: headless (no browser
+opened on the server), no file watcher and no run-on-save (a class must not rerun when someone edits a file),
+and the "viewer" toolbar (students see no Deploy button and no developer menu). The load test
+(``python -m app.loadtest``) starts its server with the same settings.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LECTURE_SETTINGS = {
+    "server.headless": "true",
+    "server.fileWatcherType": "none",
+    "server.runOnSave": "false",
+    "client.toolbarMode": "viewer",
+    "browser.gatherUsageStats": "false",
+}
+
+
+def command(host: str, port: int) -> list[str]:
+    """The ``streamlit run`` command line of a lecture server on ``host:port``."""
+    flags = [part for name, value in LECTURE_SETTINGS.items() for part in (f"--{name}", value)]
+    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "main.py"), "--server.address", host,
+            "--server.port", str(port), *flags]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m app.serve", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0: every network interface)")
+    parser.add_argument("--port", type=int, default=8501)
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)  # .streamlit/config.toml is read from the working directory
+    cmd = command(args.host, args.port)
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    main()
