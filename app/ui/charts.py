@@ -7,6 +7,7 @@ the previous run's curves as grey "before" ghosts.
 from __future__ import annotations
 
 import hashlib
+from contextvars import ContextVar
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -18,6 +19,9 @@ from .colors import GREY, method_line, method_marker
 from .theme import INK, PRESENT_KEY, figure_layout, font_sizes, presenting  # noqa: F401 (re-exported)
 
 GHOSTS = "_charts.ghosts"  # session key: {chart title: (data hash, curves, previous curves)}
+# While a figure is built for the figure cache (app/ui/figcache.py), ``line_chart`` records its curves here instead
+# of drawing a session's ghosts: the cached figure is shared by every session, and the cache adds each session's own.
+GHOST_RECORDS: ContextVar[list | None] = ContextVar("ghost_records", default=None)
 
 
 def base_figure(title: str, x_title: str, y_title: str, *, log_x: bool = False, log_y: bool = False,
@@ -60,9 +64,11 @@ def line_chart(
         curves.append((label, np.asarray(df[x], dtype=float), ys))
     traces = []  # built as dicts and validated once with the figure: a chart per rerun, several per page
     if ghost:
-        for label, xs, ys in remember(title, curves):
-            traces.append(dict(type="scatter", x=xs, y=ys, name=f"before: {label}", mode="lines", opacity=0.45,
-                               line=dict(color=GREY, width=width + 2), hoverinfo="skip", legendgroup="before"))
+        records = GHOST_RECORDS.get()
+        if records is not None:
+            records.append((title, curves_digest(curves), curves))
+        else:
+            traces.extend(ghost_traces(remember(title, curves)))
     for label, xs, ys in curves:
         key = (color_keys or {}).get(label, label)
         traces.append(dict(type="scatter", x=xs, y=ys, name=label, mode="lines+markers" if markers else "lines",
@@ -70,13 +76,25 @@ def line_chart(
     return go.Figure(data=traces, layout=figure_layout(title, x_title, y_title, log_x=log_x, log_y=log_y))
 
 
-def remember(title: str, curves: list) -> list:
+def ghost_traces(curves: list) -> list[dict]:
+    """The "before" curves of a chart as light grey traces (dicts), drawn under the current ones."""
+    width = (3.5 if presenting() else 2.5) + 2
+    return [dict(type="scatter", x=xs, y=ys, name=f"before: {label}", mode="lines", opacity=0.45,
+                 line=dict(color=GREY, width=width), hoverinfo="skip", legendgroup="before")
+            for label, xs, ys in curves]
+
+
+def curves_digest(curves: list) -> str:
+    return hashlib.sha1(repr([(c[0], c[1].tobytes(), c[2].tobytes()) for c in curves]).encode()).hexdigest()
+
+
+def remember(title: str, curves: list, digest: str | None = None) -> list:
     """Store this chart's curves; return the previous run's (different) curves when presenting, else []."""
     try:
         store = st.session_state.setdefault(GHOSTS, {})
     except Exception:  # outside a Streamlit run
         return []
-    digest = hashlib.sha1(repr([(c[0], c[1].tobytes(), c[2].tobytes()) for c in curves]).encode()).hexdigest()
+    digest = digest or curves_digest(curves)
     entry = store.get(title)
     if curves and (entry is None or entry[0] != digest):
         store[title] = entry = (digest, curves, entry[1] if entry else [])

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io
 import streamlit as st
 
 from .page_state import link_state, share_url
@@ -49,30 +50,37 @@ def histories_long(histories: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def figure_html(fig: go.Figure) -> str:
-    """A standalone page that needs no network: plotly.js is inside the file."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+def figure_html(fig: go.Figure | Mapping[str, Any]) -> str:
+    """A standalone page that needs no network: plotly.js is inside the file. ``fig``: a figure or its dict (a
+    cached figure, app/ui/figcache.py)."""
+    return plotly.io.to_html(fig, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
 
 
-def run_payload(table: pd.DataFrame, config: Mapping[str, Any] | None) -> dict[str, Any]:
+def run_payload(table: pd.DataFrame, config: Mapping[str, Any] | None, link: Mapping[str, Any] | None = None,
+                url: str | None = None) -> dict[str, Any]:
     """What the JSON export holds: ``link`` (the page's URL state, which "Load a configuration" reads back),
-    the address, the solver configuration and the histories."""
-    return {"link": link_state(), "url": share_url(), "config": dict(config or {}),
-            "histories": json.loads(table.to_json(orient="records"))}
+    the address, the solver configuration and the histories. ``link`` and ``url`` default to this run's."""
+    return {"link": link_state() if link is None else dict(link), "url": share_url() if url is None else url,
+            "config": dict(config or {}), "histories": json.loads(table.to_json(orient="records"))}
 
 
 def export_panel(histories: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], *, key: str,
                  config: Mapping[str, Any] | None = None) -> None:
-    """Download buttons: the histories (CSV, JSON with the configuration) and each figure (HTML)."""
-    table = histories_long(histories)
-    if table.empty:
+    """Download buttons: the histories (CSV, JSON with the configuration) and each figure (HTML).
+
+    Every file is made when its button is pressed (deferred data), not on each rerun; the JSON's link and
+    address are this run's, read now (the deferred call runs outside the page's session).
+    """
+    if not any(df is not None and len(df) for df in histories.values()):
         st.info("Nothing to export yet: run at least one method.")
         return
     c1, c2 = st.columns(2)
-    c1.download_button("Histories (CSV)", table.to_csv(index=False), file_name=f"{key}-histories.csv",
-                       mime="text/csv", key=f"{key}.csv", on_click="ignore")
-    payload = run_payload(table, config)
-    c2.download_button("Histories + configuration (JSON)", json.dumps(payload, default=str, indent=1),
+    c1.download_button("Histories (CSV)", lambda: histories_long(histories).to_csv(index=False),
+                       file_name=f"{key}-histories.csv", mime="text/csv", key=f"{key}.csv", on_click="ignore")
+    link, url = link_state(), share_url()
+    c2.download_button("Histories + configuration (JSON)",
+                       lambda: json.dumps(run_payload(histories_long(histories), config, link, url), default=str,
+                                          indent=1),
                        file_name=f"{key}-run.json", mime="application/json", key=f"{key}.json", on_click="ignore",
                        help="Load it back with “Share or load this view” in the sidebar.")
     for name, fig in figures.items():

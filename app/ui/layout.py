@@ -9,6 +9,7 @@ import streamlit as st
 
 from solvers.core import InputError
 
+from . import figcache
 from .charts import PRESENT_KEY
 from .glossary import explain
 from .page_state import begin_page, bool_codec, flush_url, kept, page_prefix, share_panel
@@ -46,6 +47,7 @@ def run_page(main: Callable[[], None]) -> None:
     contrast (app/ui/theme.py), the family pages' own figures included.
     """
     install_readable_charts()
+    figcache.install()
     begin_page()
     presentation_toggle()
     try:

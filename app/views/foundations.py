@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
+from app.ui import figcache
 from app.views import _foundations_figures as figs
 from app.views._presets import PRESETS
 from solvers import foundations as fd
@@ -173,7 +174,9 @@ def main() -> None:
                               key=KEY, execute=execute)
     figures = {}
     note = f"α = {step:.2f}/L" + (f", β = {beta:.2f}" if "heavy-ball" in chosen else "")
-    figures["iterates"] = figs.iterates_figure(problem, problem_key, results, methods, note)
+    shown = (problem_key, figcache.shown(results, jobs), methods, stop["max_iter"])
+    figures["iterates"] = figcache.cached("fd.iterates", (shown, note), lambda: figs.iterates_figure(
+        problem, problem_key, results, methods, note))
     with chart_col:
         st.plotly_chart(figures["iterates"], key=f"{KEY}.contour", on_select=set_start_from_click,
                         selection_mode="points")
@@ -181,11 +184,13 @@ def main() -> None:
                    f"f* = {problem.f_star:.6g} at x* = ({problem.x_star[0]:.4f}, {problem.x_star[1]:.4f}). "
                    "Gradient descent is the wide translucent line, heavy ball dashed, Nesterov dotted.")
     with tabs[1]:
-        figures["gap"] = gap_figure(problem, results, methods, stop["max_iter"])
+        figures["gap"] = figcache.cached("fd.gap", shown, lambda: gap_figure(problem, results, methods,
+                                                                          stop["max_iter"]))
         st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
-        figures["grad_map"] = ui.line_chart({k: r.history for k, r in results.items()}, "iter", "grad_map",
-                                            log_y=True, title="Gradient mapping (the stopping measure)",
-                                            x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖", color_keys=methods)
+        figures["grad_map"] = figcache.cached("fd.grad_map", shown, lambda: ui.line_chart(
+            {k: r.history for k, r in results.items()}, "iter", "grad_map", log_y=True,
+            title="Gradient mapping (the stopping measure)", x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖",
+            color_keys=methods))
         st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
         if results:
             st.dataframe(ui.summary_table(results, "grad_map"), hide_index=True)
