@@ -11,6 +11,7 @@ from solvers.core import InputError
 
 from . import figcache
 from .charts import PRESENT_KEY
+from .follow import lecture_panel, take_lead_state
 from .glossary import explain
 from .page_state import begin_page, bool_codec, flush_url, kept, page_prefix, share_panel
 from .theme import install as install_readable_charts
@@ -48,6 +49,7 @@ def run_page(main: Callable[[], None]) -> None:
     """
     install_readable_charts()
     figcache.install()
+    take_lead_state()  # a follower whose lecturer moved takes the lead's settings before any widget is drawn
     begin_page()
     presentation_toggle()
     try:
@@ -64,5 +66,6 @@ def run_page(main: Callable[[], None]) -> None:
                  "if it persists, please report it with the URL of this page.")
     prefix = page_prefix()
     if prefix:
+        lecture_panel(prefix)  # follow the lecturer, or lead (with OPTLAB_LECTURER_KEY on the server)
         share_panel(prefix)
     flush_url()  # the run's URL in one message: one browser-history entry, which Back returns to
