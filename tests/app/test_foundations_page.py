@@ -4,6 +4,7 @@ import base64
 import numpy as np
 import pytest
 
+from app import latency
 from app.views import _foundations_figures as figs
 from solvers import foundations as fd
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
@@ -223,3 +224,21 @@ def test_heavy_ball_stays_in_the_plot_window():
     (x_lo, x_hi), (y_lo, y_hi) = fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["range"]
     x, y = iterate_paths(at)["Heavy ball"]
     assert x_lo <= x.min() and x.max() <= x_hi and y_lo <= y.min() and y.max() <= y_hi
+
+
+@pytest.mark.parametrize("kind,key,values", latency.NOTCHES["foundations"])
+def test_each_latency_notch_moves_the_paths_it_should(kind, key, values):
+    """The sliders ``python -m app.latency`` times sit beside the chart (not in the sidebar), and each notch
+    recomputes what it should: the step moves every method's path, β only heavy ball's."""
+    at = open_page("foundations")
+    assert key in {s.key for s in at.main.slider} and key not in {s.key for s in at.sidebar.slider}
+    expected = {"fd.step": {m.label for m in fd.METHODS.values()}, "fd.beta": {"Heavy ball"}}[key]
+    for value in values:
+        before = iterate_paths(at)
+        latency.notch_widget(at, kind, key).set_value(value).run()
+        assert_clean(at)
+        after = iterate_paths(at)
+        moved = {label for label, (x, y) in after.items()
+                 if len(x) != len(before[label][0]) or not (np.allclose(x, before[label][0])
+                                                             and np.allclose(y, before[label][1]))}
+        assert moved == expected, (key, value, moved)
