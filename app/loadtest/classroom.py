@@ -70,7 +70,7 @@ async def visit(student: Student, query: str, page: str) -> tuple[PageRun, bool]
     second = await student.press(run.buttons[run_key])
     return PageRun(run.seconds + second.seconds, second.status, run.exceptions + second.exceptions,
                    run.errors + second.errors, second.share_link, second.needs_run, second.buttons, second.sliders,
-                   second.detail), True
+                   second.detail, run.query), True
 
 
 async def one_student(url: str, page: str, scenario: str, number: int, steps: int, *, delay: float,

@@ -37,6 +37,7 @@ class PageRun:
     buttons: dict[str, str] = field(default_factory=dict)  # widget key → widget id
     sliders: dict[str, list[float]] = field(default_factory=dict)  # widget key → the value a plain slider shows
     detail: str = ""  # why it failed
+    query: str = ""  # the link's query string this run was asked for
 
     @property
     def ok(self) -> bool:
@@ -99,7 +100,7 @@ class Student:
             state.id = trigger
             state.trigger_value = True
         start = time.perf_counter()
-        run = PageRun(0.0, "finished")
+        run = PageRun(0.0, "finished", query=query)
         try:
             await self._ws.write_message(msg.SerializeToString(), binary=True)
             await asyncio.wait_for(self._read_until_finished(run), self.timeout)
