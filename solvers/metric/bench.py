@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core import InputError, use_clock
 from ..datasets import REAL, load
-from . import make_problem
+from . import kernels, make_problem
 from .device import DEVICES
 from .path import regularization_path
 
@@ -99,6 +99,7 @@ def run_method(problem, label: str, args) -> dict:
     trial, solvers/sweep/tables.py; ``time`` on the clock in use)."""
     common = dict(rho=args.rho, tol=args.tol, max_iter=args.max_iter, max_steps=args.max_steps, analysis=False,
                   active_set=args.table == "2")
+    kernels.USE_NUMBA = args.kernels == "numba"  # (a job of ``--workers N`` runs in its own process)
     if label == baseline_label(args):
         res = regularization_path(problem, bounds=(), **common)
     else:
@@ -193,11 +194,15 @@ def format_table(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    kernels.USE_NUMBA = args.kernels == "numba"
+    compile_seconds = kernels.warm_up()
     names = dataset_names(args)
     rows = []
     for name in names:
         rows.extend(run_dataset(name, args))
     print(protocol(args))
+    print(f"numba screening kernels compiled or loaded in {compile_seconds:.2f} CPU s before the timings "
+          f"({'on' if kernels.USE_NUMBA else 'off'}; not included in any time below)")
     print(format_table(rows))
     return 0
 
@@ -208,7 +213,7 @@ def dataset_names(args) -> list[str]:
 
 def protocol(args) -> str:
     return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
-            f"rule={args.rule}, backend={args.backend}, device={args.device}, seeds={args.seed}..{args.seed + args.trials - 1}, "
+            f"rule={args.rule}, backend={args.backend}, device={args.device}, kernels={args.kernels}, seeds={args.seed}..{args.seed + args.trials - 1}, "
             f"{args.clock} seconds" + (f", PCA to {args.pca} dimensions" if args.pca else ""))
 
 
@@ -241,6 +246,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall: seconds waited; cpu: this process's CPU seconds (use on a loaded machine, with "
                              "OMP_NUM_THREADS=1)")
+    parser.add_argument("--kernels", choices=("numba", "numpy"), default="numba",
+                        help="screening's per-triplet passes compiled (numba, default) or in numpy (the reference)")
     parser.add_argument("--verbose", action="store_true", help="print each finished path's time on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first subsample")
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")

@@ -27,6 +27,7 @@ from ..core import InputError, now
 from .bounds import DYNAMIC_BOUNDS, PATH_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from .problem import ReducedProblem, TripletProblem, inner, lambda_max, loss, margin_partition
 from .projected_gradient import Screening, minimize
+from . import kernels
 from .device_ranges import TorchRangeLedger
 from .ranges import RangeLedger
 from .rules import screen
@@ -74,6 +75,8 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
     """
     bounds = _check_bounds(bounds)
+    if bounds or range_screening:
+        kernels.warm_up()  # compile or load the screening kernels now, outside the timed steps
     if not 0 < rho < 1:
         raise InputError(f"rho = {rho} must be in (0, 1)")
     lam_L, K = lambda_max(problem)

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core import InputError, check_array, check_labels, check_memory, check_same_length, project_psd
+from . import kernels
 from .device import TorchPairs, resolve_device
 from .triplets import Triplets, build_triplets, scale_to_unit_box
 
@@ -170,12 +171,14 @@ class TripletProblem:
     @cached_property
     def incidence(self) -> sp.csr_matrix:
         """The P × n pair–sample incidence matrix E (+1 at a, −1 at b for pair p = (a, b)), so that U = E X."""
-        a, b = self.triplets.pairs[:, 0], self.triplets.pairs[:, 1]
-        P = a.size
-        rows = np.repeat(np.arange(P), 2)
-        cols = np.stack([a, b], axis=1).ravel()
-        signs = np.tile([1.0, -1.0], P)
-        return sp.csr_matrix((signs, (rows, cols)), shape=(P, self.X.shape[0]))
+        return self.incidence_rows(None)
+
+    def incidence_rows(self, rows: np.ndarray | None) -> sp.csr_matrix:
+        """The rows ``rows`` (None: all) of E, built directly in CSR form: two entries per row, at a < b."""
+        ends = self.triplets.pairs if rows is None else self.triplets.pairs[rows]
+        P = ends.shape[0]
+        return sp.csr_matrix((np.tile([1.0, -1.0], P), ends.ravel(), np.arange(0, 2 * P + 1, 2)),
+                             shape=(P, self.X.shape[0]))
 
     def margins(self, M: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
         """⟨H_t, M⟩ = d²_M(x_i, x_l) − d²_M(x_i, x_j) for all triplets or those in ``idx``."""
@@ -193,10 +196,15 @@ class TripletProblem:
         """u_pᵀ M u_p for the pairs listed (with repeats) in ``pair_lists``: a table over all pairs in which
         only those are computed — in the cheaper form for that many pairs — when they are at most
         _GATHER_SHARE of all pairs (the ledger's candidates after screening touch few), else all of them."""
-        P = len(self.triplets.pairs)
-        used = np.zeros(P, dtype=bool)
+        used = np.zeros(len(self.triplets.pairs), dtype=bool)
         for pairs in pair_lists:
             used[pairs] = True
+        return self.pair_values_where(M, used)
+
+    def pair_values_where(self, M: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """u_pᵀ M u_p in a table over all pairs that is valid where ``used`` (a mask over the pairs) is True:
+        only those are computed when they are at most _GATHER_SHARE of all pairs, else all of them."""
+        P = used.size
         rows = np.flatnonzero(used)
         if rows.size > _GATHER_SHARE * P or not np.isfinite(M).all():
             return self.everything.pair_values(M)
@@ -247,6 +255,10 @@ class TripletProblem:
         T, P = self.triplets, len(self.triplets.pairs)
         w = (np.bincount(T.diff[plus], minlength=P) - np.bincount(T.same[plus], minlength=P)
              - np.bincount(T.diff[minus], minlength=P) + np.bincount(T.same[minus], minlength=P)).astype(float)
+        return self.pair_weighted_sum(w)
+
+    def pair_weighted_sum(self, w: np.ndarray) -> np.ndarray:
+        """Σ_p w_p u_p u_pᵀ (diagonal: Σ_p w_p u_p∘u_p) over the pairs with w_p ≠ 0 only."""
         used = np.flatnonzero(w)  # pairs whose count changed: the product is over these only
         U, w = self.U[used], w[used]
         return U.T @ w if self.diagonal else (U.T * w) @ U
@@ -279,9 +291,15 @@ class TripletSubset:
         the pair work (#pairs·d² per evaluation) would otherwise outweigh the per-triplet work; with many
         triplets per pair (all triplets, small d) the renumbering costs more than it saves.
         """
-        same, diff = self.same[keep], self.diff[keep]
         d = self.problem.dim
         pair_work = self.pair_rows.size * (d if self.problem.diagonal else d * d)
+        if kernels.USE_NUMBA:  # the same subset in one compiled pass (no mask or cumsum over the pairs' copies)
+            positions = np.flatnonzero(keep) if keep.dtype == bool else keep.astype(np.int64, copy=False)
+            renumber = self.problem.backend != "triplets" and pair_work > _PAIR_WORK_PER_TRIPLET * positions.size
+            idx, same, diff, rows, renumbered = kernels.compiled().gather_renumber(
+                positions, self.idx, self.same, self.diff, self.pair_rows.size, renumber)
+            return TripletSubset(self.problem, idx, self.pair_rows[rows] if renumbered else self.pair_rows, same, diff)
+        same, diff = self.same[keep], self.diff[keep]
         if self.problem.backend == "triplets" or pair_work <= _PAIR_WORK_PER_TRIPLET * same.size:
             return TripletSubset(self.problem, self.idx[keep], self.pair_rows, same, diff)
         used = np.zeros(self.pair_rows.size, dtype=bool)
@@ -320,7 +338,7 @@ class TripletSubset:
             return None
         if not _samples_are_cheaper(self.pair_rows.size, p.X.shape[0], p.dim):
             return None
-        E = p.incidence if self.pair_table_rows is None else p.incidence[self.pair_rows]
+        E = p.incidence if self.pair_table_rows is None else p.incidence_rows(self.pair_rows)
         return E, E.T.tocsr()
 
     def pair_values(self, M: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..core import HistoryRecorder, Result, now
+from . import kernels
 from .bounds import dynamic_sphere
 from .problem import Evaluation, ReducedProblem, TripletProblem, inner, relative_gap
 from .rules import screen
@@ -102,6 +103,8 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     ``screen_at_start=False`` skips the dynamic screening at iteration 0 (the path has just screened there).
     """
     rp = ReducedProblem.unscreened(problem) if reduced is None else reduced
+    if screening.active:
+        kernels.warm_up()  # compile or load the screening kernels before the clock starts
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="gap")
     log = ScreeningLog()
     check_every = refresh if active_set else 1

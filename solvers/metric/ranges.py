@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from .problem import ReducedProblem, TripletProblem, inner
+from . import kernels
+from .problem import _GATHER_SHARE, ReducedProblem, TripletProblem, inner
 
 #: Ranges are converted to whole steps with this much slack in log(λ)/log(ρ), so that a range ending within
 #: rounding of a grid point releases its triplet one step early (safe) rather than one step late (unsafe).
@@ -100,6 +101,8 @@ class RangeLedger:
         O(#candidates) plus one pass over the pair values and one scatter-add onto the pairs; only the triplets
         left active are built into a subset (their own pair indices), the examined ones are not.
         """
+        if kernels.USE_NUMBA and self.problem.backend == "pairs":
+            return self._compiled_step(t, lam, reference)
         problem = self.problem
         released = np.flatnonzero(self.release == t) if self.n_L + self.n_R else np.zeros(0, np.int64)
         out_L = released[self.side_L[released]]
@@ -133,6 +136,44 @@ class RangeLedger:
         if out_L.size or in_L.size:
             self.H_L = self.H_L + problem.signed_sum(in_L, out_L)
         return ReducedProblem.assemble(problem, examined, self.H_L, (self.n_L, self.n_R), self._masks_at(t), known)
+
+    def _compiled_step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None
+                       ) -> ReducedProblem:
+        """``step`` as one compiled pass over T (``kernels.ledger_scan``): the same ranges, sets and H_L̂.
+
+        The candidates are the triplets with ``release ≤ t``: at most the last step's candidates and the
+        screened ones. Only when those could touch few pairs (``_GATHER_SHARE``) are the pairs they use marked
+        (a compiled pass) and only their values at M0 computed; otherwise all pair values are. Per λ: one pass
+        over the int32 release steps reading the candidates' pair values, and one product over the pairs whose
+        H_L̂ weight changed.
+        """
+        problem, T = self.problem, self.problem.triplets
+        n_pairs = len(T.pairs)
+        weights = np.zeros(n_pairs)
+        candidates, margins = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
+        if reference is None:
+            M0, lam0, eps, m = None, lam, 0.0, 0.0
+            q = np.zeros(n_pairs)
+        else:
+            M0, lam0, eps = reference
+            m = math.sqrt(inner(M0, M0))
+            used = np.ones(n_pairs, bool)
+            if 2 * (self.candidates.size + self.n_L + self.n_R) <= _GATHER_SHARE * n_pairs:
+                used[:] = False
+                kernels.compiled().candidate_pairs(self.release, t, T.diff, T.same, used)
+            q = problem.pair_values_where(M0, used)
+        n_left, in_L, in_R, out_L, out_R = kernels.compiled().ledger_scan(
+            self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, reference is not None, m, float(eps),
+            float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins)
+        self.n_range = self.n_L + self.n_R - out_L - out_R  # still covered by an older range
+        self.n_L += in_L - out_L
+        self.n_R += in_R - out_R
+        self.candidates = candidates[:n_left]
+        if in_L or out_L:
+            self.H_L = self.H_L + problem.pair_weighted_sum(weights)
+        known = None if reference is None else (M0, margins[:n_left])
+        return ReducedProblem.assemble(problem, problem.subset(self.candidates), self.H_L, (self.n_L, self.n_R),
+                                       self._masks_at(t), known)
 
     def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
         return self.release.copy(), self.side_L.copy()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .bounds import Sphere
 from .problem import TripletProblem, inner
 
@@ -34,20 +35,48 @@ def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule
         hQ = problem.margins(sphere.center, idx)
     if h_norm is None:
         h_norm = problem.h_norm if idx is None else problem.h_norm[idx]
-    r_nu = sphere.radius * h_norm
-    lower, upper = hQ - r_nu, hQ + r_nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
-    nu = h_norm if rule != "sphere" and sphere.radius > 0 else None
-    if rule == "linear" and nu is not None and sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0:
-        hP = problem.margins(sphere.normal, idx)
-        lower = np.maximum(lower, linear_rule_min(hQ, hP, nu, sphere))
-        upper = np.minimum(upper, -linear_rule_min(-hQ, -hP, nu, sphere))
-    to_L, to_R = upper < 1.0 - problem.gamma, lower > 1.0
+    if kernels.USE_NUMBA:
+        to_L, to_R = _compiled_verdicts(problem, sphere, idx, rule, hQ, h_norm)
+    else:
+        to_L, to_R = _verdicts(problem, sphere, idx, rule, hQ, h_norm)
     if rule == "sdp":
         rest = np.flatnonzero(~(to_L | to_R))
         sdp_L, sdp_R = semidefinite_rule(problem, sphere, rest if idx is None else idx[rest], hQ[rest])
         to_L[rest] |= sdp_L
         to_R[rest] |= sdp_R
     return to_L, to_R
+
+
+def _has_normal(sphere: Sphere) -> bool:
+    return sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0
+
+
+def _compiled_verdicts(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, hQ: np.ndarray,
+                       h_norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_verdicts`` in one compiled pass (``kernels.sphere_linear_verdicts``): the same masks."""
+    linear = rule == "linear" and sphere.radius > 0 and _has_normal(sphere)
+    hP, PP, PQ = hQ, 0.0, 0.0
+    if linear:
+        hP = problem.margins(sphere.normal, idx)
+        PP, PQ = inner(sphere.normal, sphere.normal), inner(sphere.normal, sphere.center)
+    to_L, to_R = np.empty(hQ.size, bool), np.empty(hQ.size, bool)
+    kernels.compiled().sphere_linear_verdicts(np.ascontiguousarray(hQ, float), np.ascontiguousarray(hP, float),
+                                   np.ascontiguousarray(h_norm, float), float(sphere.radius), PP, PQ,
+                                   problem.gamma, linear, to_L, to_R)
+    return to_L, to_R
+
+
+def _verdicts(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, hQ: np.ndarray,
+              h_norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks (to L*, to R*) of the sphere rule, eq. (4), and for ``rule="linear"`` the linear rule, Thm 3.1."""
+    r_nu = sphere.radius * h_norm
+    lower, upper = hQ - r_nu, hQ + r_nu  # min and max of ⟨X, H⟩ over the ball, eq. (4)
+    nu = h_norm if rule != "sphere" and sphere.radius > 0 else None
+    if rule == "linear" and nu is not None and _has_normal(sphere):
+        hP = problem.margins(sphere.normal, idx)
+        lower = np.maximum(lower, linear_rule_min(hQ, hP, nu, sphere))
+        upper = np.minimum(upper, -linear_rule_min(-hQ, -hP, nu, sphere))
+    return upper < 1.0 - problem.gamma, lower > 1.0
 
 
 # -- sphere + linear constraint (Thm 3.1, App. C) ------------------------------------------------------------------

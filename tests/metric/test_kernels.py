@@ -1,0 +1,159 @@
+"""The compiled screening kernels (solvers/metric/kernels.py) against the numpy code they replace, on every bound
+and rule: the same screened sets, ranges, H_L̂ and subsets; whole screened paths safe and equal to the naive one."""
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from solvers.metric import kernels
+from solvers.metric.bounds import DYNAMIC_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
+from solvers.metric.path import regularization_path
+from solvers.metric.problem import ReducedProblem
+from solvers.metric.ranges import RangeLedger, steps_covered
+from solvers.metric.rules import screen
+from tests.metric.conftest import tiny
+from tests.metric.test_safety import assert_safe
+
+RHO = 0.6
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return tiny("iris", 6)
+
+
+@pytest.fixture(scope="module")
+def naive(problem):
+    return regularization_path(problem, bounds=(), rho=RHO, tol=1e-10, max_iter=50_000, analysis=False)
+
+
+def with_kernels(monkeypatch, on: bool) -> None:
+    monkeypatch.setattr(kernels, "USE_NUMBA", on)
+
+
+def test_walked_steps_equal_the_logarithm(monkeypatch):
+    """The kernel counts a range's grid steps by walking down the grid; ``steps_covered`` by a logarithm: the
+    same counts (ends drawn off the slack-shifted grid points, where rounding could tip either), and the cases
+    λ_a ≤ 0 (to the end of the path), ∞ and NaN (no step)."""
+    rng = np.random.default_rng(1)
+    lam, rho = 2.5, 0.9
+    ends = np.concatenate([lam * rho ** rng.uniform(-3, 80, 5_000), [0.0, -1.0, np.inf, np.nan, lam, 1e-300]])
+    want = steps_covered(ends.copy(), lam, rho)
+    k = kernels.compiled()
+    scale = math.exp(-k._STEP_SLACK * math.log(rho))
+    got = np.array([k._steps_covered(e, lam, rho, scale) for e in ends])
+    want[np.isnan(ends)] = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.log(ends / lam) / math.log(rho) - k._STEP_SLACK
+        near_tie = np.abs(z - np.round(z)) < 1e-9
+    assert np.array_equal(got[~near_tie], want[~near_tie])
+    assert (got > k._WALKED_STEPS).any() and (got < k._WALKED_STEPS).any()  # both branches ran
+
+
+def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naive, monkeypatch):
+    """Step by step along a path, the compiled ledger and the numpy one screen the same triplets to the same
+    side until the same step, leave the same active set with the same margins at M_{t−1}, and keep the same
+    H_L̂ (up to the order of the sums)."""
+    lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
+    ledgers = {on: RangeLedger(problem, RHO, keep_masks=True) for on in (True, False)}
+    moved = 0
+    for t in range(1, len(lams)):
+        reference = None if t == 4 else (naive.solutions[t - 1], lams[t - 1],
+                                         math.sqrt(2 * max(gaps[t - 1], 0.0) / lams[t - 1]))
+        reduced = {}
+        for on, ledger in ledgers.items():
+            with_kernels(monkeypatch, on)
+            reduced[on] = ledger.step(t, lams[t], reference)
+        fast, slow = reduced[True], reduced[False]
+        assert np.array_equal(ledgers[True].release, ledgers[False].release), f"step {t}"
+        assert np.array_equal(fast.in_L, slow.in_L) and np.array_equal(fast.in_R, slow.in_R)
+        assert (fast.n_L, fast.n_R, ledgers[True].n_range) == (slow.n_L, slow.n_R, ledgers[False].n_range)
+        order = np.argsort(slow.active.idx)
+        assert np.array_equal(fast.active.idx, slow.active.idx[order])
+        if reference is not None:
+            assert np.array_equal(fast.known[1], slow.known[1][order])
+        np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(slow.H_L).max()))
+        moved += ledgers[True].n_range
+    assert moved > 0  # older ranges covered some steps
+
+
+@pytest.mark.parametrize("rule", ["sphere", "linear", "sdp"])
+@pytest.mark.parametrize("bound", [*DYNAMIC_BOUNDS, "rrpb"])
+def test_rule_kernel_gives_the_numpy_verdicts(problem, naive, bound, rule, monkeypatch):
+    """Every bound × rule at several points of the path, with a supporting normal for the linear rule where
+    the bound has none: the compiled sphere/linear pass and the numpy rules return identical masks."""
+    rp = ReducedProblem.unscreened(problem)
+    idx = np.arange(problem.n_triplets)
+    lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
+    screened = 0
+    for s in (2, 6, 12):
+        M0, lam0, lam = naive.solutions[s], lams[s], lams[s] * RHO
+        if bound == "rrpb":
+            sphere = relaxed_regularization_path_bound(M0, lam0, lam, math.sqrt(2 * gaps[s] / lam0))
+        else:
+            ev = rp.evaluate(M0, lam)
+            sphere = dynamic_sphere(bound, rp, ev, lam, rp.gap(ev, lam))
+        if sphere.normal is None:
+            sphere = replace(sphere, normal=problem.supporting_normal(sphere.center - 0.1 * np.eye(problem.dim)))
+        verdicts = {}
+        for on in (True, False):
+            with_kernels(monkeypatch, on)
+            verdicts[on] = screen(problem, sphere, idx, rule)
+        assert np.array_equal(verdicts[True][0], verdicts[False][0])
+        assert np.array_equal(verdicts[True][1], verdicts[False][1])
+        screened += int(verdicts[True][0].sum() + verdicts[True][1].sum())
+    assert screened > 0
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_subset_kernel_builds_the_numpy_subset(diagonal, monkeypatch):
+    """``TripletSubset.part`` compiled and in numpy: the same triplets, pair table and sums, with and without a
+    renumbering of the pairs, from masks and from positions."""
+    problem = tiny("wine", 5, diagonal=diagonal)
+    rng = np.random.default_rng(2)
+    M = np.abs(rng.standard_normal(problem.dim)) if diagonal else np.cov(rng.standard_normal((problem.dim, 50)))
+    for share in (1.0, 0.5, 0.02, 0.0):
+        keep = rng.uniform(size=problem.n_triplets) < share
+        inner_keep = rng.uniform(size=int(keep.sum())) < 0.3
+        for selector in (keep, np.flatnonzero(keep)):
+            parts = {}
+            for on in (True, False):  # a part, and a part of that part (a narrowed active set)
+                with_kernels(monkeypatch, on)
+                first = problem.everything.part(selector)
+                parts[on] = (first, first.part(inner_keep))
+            for fast, slow in zip(parts[True], parts[False]):
+                assert np.array_equal(fast.idx, slow.idx) and np.array_equal(fast.pair_rows, slow.pair_rows)
+                assert np.array_equal(fast.same, slow.same) and np.array_equal(fast.diff, slow.diff)
+                np.testing.assert_allclose(fast.margins(M), problem.margins(M, slow.idx), rtol=1e-12, atol=1e-12)
+                w = rng.uniform(size=len(fast))
+                np.testing.assert_allclose(fast.combine(w), slow.combine(w), rtol=1e-12, atol=1e-10)
+    renumbered = problem.everything.part(np.arange(3))
+    assert renumbered.pair_rows.size < len(problem.triplets.pairs)  # the renumbering branch ran
+
+
+@pytest.mark.parametrize("rule", ["sphere", "linear"])
+@pytest.mark.parametrize("bounds", [("gb",), ("pgb",), ("dgb",), ("cdgb",), ("rrpb",), ("rrpb", "pgb")], ids="+".join)
+def test_numpy_path_is_safe_and_equals_the_compiled_path(problem, naive, bounds, rule, monkeypatch):
+    """The safety suite's check on the numpy code (the default runs the compiled kernels): every screened
+    triplet is on its side at the naive solution, and both paths reach the naive solutions."""
+    tol = 1e-8
+    paths = {}
+    for on in (False, True):
+        with_kernels(monkeypatch, on)
+        paths[on] = regularization_path(problem, bounds=bounds, rule=rule, rho=RHO, tol=tol, max_iter=50_000,
+                                        keep_masks=True, analysis=False, range_screening="rrpb" in bounds)
+    assert_safe(problem, paths[False], naive, tol)
+    for s in range(1, min(len(paths[True].solutions), len(naive.solutions))):
+        lam = naive.table["lam"].iloc[s]
+        bound = sum(math.sqrt(2 * p.table["gap"].iloc[s] / lam) for p in paths.values())
+        assert np.linalg.norm(paths[True].solutions[s] - paths[False].solutions[s]) <= bound + 1e-9
+
+
+def test_warm_up_compiles_every_kernel(monkeypatch):
+    monkeypatch.setattr(kernels, "_warm", False)
+    assert kernels.warm_up() > 0
+    k = kernels.compiled()
+    for kernel in (k.ledger_scan, k.candidate_pairs, k.sphere_linear_verdicts, k.gather_renumber):
+        assert kernel.signatures, kernel
+    assert kernels.warm_up() == 0.0  # once per process
