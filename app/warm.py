@@ -31,14 +31,18 @@ async def warm_page(url: str, page: str, timeout: float) -> int:
     return failed
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m app.warm", description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="http://localhost:8501", help="the lecture server (make serve)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--page", choices=PAGES, default="foundations")
     which.add_argument("--all", action="store_true", help="every page")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds one configuration may take")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     pages = PAGES if args.all else (args.page,)
 
     async def warm_all() -> int:

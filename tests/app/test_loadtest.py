@@ -42,3 +42,23 @@ def test_a_slider_that_shows_another_value_is_reported():
     assert mismatches({"fd.problem.x0": 0.5, "fd.problem.kappa": 100.0}, shown) == []
     wrong = mismatches({"fd.problem.x0": 0.52, "fd.problem.kappa": 1000.0}, shown)
     assert len(wrong) == 2 and "x0" in wrong[0] and "kappa" in wrong[1]
+
+
+def test_the_commands_in_the_serving_guide_parse():
+    """docs/serving.md's harness and warm command lines are accepted by their parsers (flags, pages, scenarios)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from app import warm
+    from app.loadtest.__main__ import parse
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "serving.md").read_text()
+    lines = re.findall(r"python -m app\.(loadtest|warm) ([^`#\n]*)", guide)
+    assert {kind for kind, _ in lines} == {"loadtest", "warm"}
+    for kind, rest in lines:
+        argv = shlex.split(rest)
+        if kind == "loadtest":
+            parse(argv)
+        else:
+            warm.parse(argv)
