@@ -16,7 +16,9 @@ import sys
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 
+from ..bench.records import publish
 from ..core import InputError, use_clock
 from ..datasets import REAL, load
 from . import kernels, make_problem
@@ -176,6 +178,10 @@ def summarize_trials(name: str, trials: list[tuple[dict, dict[str, dict]]], args
     return rows
 
 
+RECORD_COLUMNS = ["dataset", "n", "d", "k", "triplets", "lambdas", "method", "trials", "time", "time_std", "screen",
+                  "speedup", "speedup_std", "paper", "max_rel_dM"]
+
+
 def format_table(rows: list[dict]) -> str:
     """Mean ± standard deviation over the trials; screening time (mean) in parentheses."""
     head = (f"{'dataset':<10} {'n':>5} {'d':>3} {'k':>3} {'triplets':>9} {'#λ':>4} {'method':<10} "
@@ -204,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"numba screening kernels compiled or loaded in {compile_seconds:.2f} CPU s before the timings "
           f"({'on' if kernels.USE_NUMBA else 'off'}; not included in any time below)")
     print(format_table(rows))
+    publish("metric", f"table{args.table}", f"Table {args.table}: whole λ-path time, naive vs safe screening "
+            f"({protocol(args)})", pd.DataFrame(rows).reindex(columns=RECORD_COLUMNS), clock=args.clock)
     return 0
 
 

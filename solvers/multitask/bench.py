@@ -15,7 +15,9 @@ import argparse
 import time
 
 import numpy as np
+import pandas as pd
 
+from ..bench.records import publish
 from ..core import InputError
 from ..datasets import REAL, generate, load
 from . import metrics
@@ -50,15 +52,16 @@ def time_to_gap(problem, method: str, f_star: float, time_limit: float, **params
 
 
 def speed_table(sizes, n_per_task: int, alpha: float, beta: float, h: int, cvxpy_max: int, time_limit: float,
-                seed: int) -> None:
-    print(f"\n## Time to relative gap {GAP:g} (least squares, n_ℓ = {n_per_task}, α = {alpha}, β = {beta}, "
-          f"η = {beta / alpha:g}, h = {h})")
-    print("| d | m | F* | APG [s] (iters) | APG + restart [s] (iters) | PG [s] (iters) | BCD [s] (iters) | "
-          "cvxpy/CLARABEL solver [s] (wall) | cvxpy gap | cvxpy ÷ fastest of APG/BCD | paper / issue target |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+                seed: int, school: bool = True) -> None:
+    title = (f"Time to relative gap {GAP:g} (least squares, n_ℓ = {n_per_task}, α = {alpha}, β = {beta}, "
+             f"η = {beta / alpha:g}, h = {h})")
+    columns = ["d", "m", "F*", "APG [s] (iters)", "APG + restart [s] (iters)", "PG [s] (iters)", "BCD [s] (iters)",
+               "cvxpy/CLARABEL solver [s] (wall)", "cvxpy gap", "cvxpy ÷ fastest of APG/BCD", "paper / issue target"]
+    print(f"\n## {title}\n| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
+    rows = []
     cases = [(f"{d}", f"{m}", generate("multitask-subspace", d=d, m=m, n_per_task=n_per_task, n_test=0,
                                        h_true=min(3, d), seed=seed)) for d, m in sizes]
-    if REAL["school"].available():
+    if school and REAL["school"].available():
         cases.append(("School 27", "139", school_standardized(None)))
     for d_text, m_text, ds in cases:
         problem = make_problem(ds, alpha=alpha, beta=beta, h=min(h, ds.n_features))
@@ -83,7 +86,9 @@ def speed_table(sizes, n_per_task: int, alpha: float, beta: float, h: int, cvxpy
             ratio_text = f"{cv_time / fastest:.0f}×"
         cells = [f"{t:.3g} ({k})" if np.isfinite(t) else f"> {time_limit:g} ({k})" for t, k, _ in runs.values()]
         target = "≥ 100×" if (d, m) == (50, 20) else "SDP does not scale"
-        print(f"| {d_text} | {m_text} | {f_star:.10g} | " + " | ".join(cells) + f" | {cv_text} | {gap_text} | {ratio_text} | {target} |")
+        rows.append([d_text, m_text, f"{f_star:.10g}", *cells, cv_text, gap_text, ratio_text, target])
+        print("| " + " | ".join(rows[-1]) + " |", flush=True)
+    publish("multitask", "speed", title, pd.DataFrame(rows, columns=columns))
 
 
 def best_ms(fn, reps: int = 5) -> float:
@@ -188,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--h", type=int, default=3)
     parser.add_argument("--cvxpy-max", type=int, default=1000, help="run cvxpy only when d·m is at most this")
     parser.add_argument("--time-limit", type=float, default=60.0, help="solver seconds per run")
+    parser.add_argument("--no-school-row", dest="school_row", action="store_false",
+                        help="leave School out of the speed table (its APG and PG runs take 3 × --time-limit)")
     parser.add_argument("--splits", type=int, default=3, help="random splits for School")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -196,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = args.only or ["speed", "mstep", "school"]
     if "speed" in tables:
         speed_table(parse_sizes(args.sizes), args.n_per_task, args.alpha, args.beta, args.h, args.cvxpy_max,
-                    args.time_limit, args.seed)
+                    args.time_limit, args.seed, args.school_row)
     if "mstep" in tables:
         mstep_table(args.seed)
     if "school" in tables:

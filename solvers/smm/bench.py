@@ -23,6 +23,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..bench.records import publish
 from ..core import now, use_clock
 from . import METHODS, build_problem, solve, solve_path, train_test
 from .synthetic import make_smm_synthetic
@@ -190,6 +191,10 @@ def main(argv: list[str]) -> int:
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     with use_clock(args.clock):
         df = table4(args) if args.table == "table4" else table6(args)
+        publish("smm", args.table, f"{args.table.replace('table', 'Table ')} protocol at (n, p, q) = "
+                f"({args.n}, {args.p}, {args.q})", df)
+        if args.table == "table4":
+            publish("smm", "table4-ratios", "Table 4: mean time ratios against ALM-SNCG", table4_ratios(df))
     print()
     if args.table == "table4":
         print(table4_ratios(df).to_string(index=False))
