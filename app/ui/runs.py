@@ -4,6 +4,10 @@ a progress bar, and a cache of finished runs keyed by the whole configuration.
 Finished runs are kept in a process-wide LRU store (``st.cache_resource``) rather than
 ``st.cache_data``: a cache_data function cannot draw live charts while it computes, and
 results are large; they are read-only once stored.
+
+Runs not in the store go to the server's pool of worker processes (app/workers.py: one per core, identical
+runs in flight computed once, a session's stale run cancelled; ``OPTLAB_WORKERS`` sets the size, 0 runs
+them here in the server process, as AppTest scripts do by default).
 """
 from __future__ import annotations
 
@@ -11,16 +15,22 @@ import hashlib
 import json
 import logging
 import math
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import cloudpickle
 import pandas as pd
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from solvers.core import InputError, Result
 
+from ..workers import CANCELLED, DONE, FAILED, RUNNING, WorkerPool, configured_workers
 from .charts import line_chart
 from .cost import LIVE_SECONDS, Cost
 from .cost import check as cost_check
@@ -31,9 +41,37 @@ REFRESH_SECONDS = 0.3
 DRAW_SHARE = 0.2  # the most of a live run's time that redrawing its chart may take
 
 
+_store_lock = threading.Lock()  # sessions' script threads and the worker pool's reader thread all use the store
+
+
 @st.cache_resource
 def _run_store() -> OrderedDict:
     return OrderedDict()
+
+
+def _put(store: OrderedDict, key: str, result: Result) -> None:
+    with _store_lock:
+        store[key] = result
+        store.move_to_end(key)
+        while len(store) > STORE_SIZE:
+            store.popitem(last=False)
+
+
+@st.cache_resource
+def _worker_pool() -> WorkerPool | None:
+    """The server's worker processes (None: run in this process). A finished run lands in the run store even
+    when every session that asked for it has moved on."""
+    under_server = type(Runtime.instance()) is Runtime  # AppTest's Runtime is a mock: in-process by default
+    workers = configured_workers(server=under_server)
+    if workers == 0:
+        return None
+    store = _run_store()
+    return WorkerPool(workers, on_result=lambda key, result: _put(store, key, result))
+
+
+def _session_id() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "bare"
 
 
 def config_key(*parts: Any) -> str:
@@ -44,18 +82,15 @@ def config_key(*parts: Any) -> str:
 
 def cached_result(key: str) -> Result | None:
     store = _run_store()
-    if key in store:
-        store.move_to_end(key)
-        return store[key]
+    with _store_lock:
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
     return None
 
 
 def store_result(key: str, result: Result) -> None:
-    store = _run_store()
-    store[key] = result
-    store.move_to_end(key)
-    while len(store) > STORE_SIZE:
-        store.popitem(last=False)
+    _put(_run_store(), key, result)
 
 
 @dataclass
@@ -122,6 +157,9 @@ def awaiting_run(keys: Sequence[str], *, key: str, execute: bool) -> bool:
     """
     if execute or any(cached_result(k) is not None for k in keys):
         return False
+    pool = _worker_pool()
+    if pool is not None and not st.session_state.get(f"{key}.stop") and pool.holds(_session_id(), keys):
+        return False  # this session's run is still in a worker (a rerun interrupted it): run_live takes it up
     if st.session_state.get(f"{key}.stop") and st.session_state.get(f"{key}.partial"):
         return False
     st.info("Not computed yet for these settings: press **Run** in the sidebar.")
@@ -187,7 +225,8 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
     """Run (or fetch from the cache) every job, drawing a live chart and a progress bar.
 
     Returns ``{label: Result}`` for the jobs that finished (now or earlier). Jobs not in the
-    cache are run only when ``execute`` is true; otherwise the page says to press Run.
+    cache are run only when ``execute`` is true (or when this session's run of them is still in a worker:
+    a rerun takes it up again); otherwise the page says to press Run.
     Bad input (InputError) is shown with st.error, other failures with a short message: never a traceback.
     """
     results: dict[str, Result] = {}
@@ -198,16 +237,21 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
             results[job.label] = hit
         else:
             pending.append(job)
+    pool, session = _worker_pool(), _session_id()
+    stopped = bool(st.session_state.get(f"{key}.stop"))
+    held = pool is not None and not stopped and pool.holds(session, [job.key for job in pending])
+    if pool is not None and not held:
+        pool.release(session)  # Stop, or latest wins: whatever this session waited for before is stale now
     if not pending:
         return results
     partial_key = f"{key}.partial"
-    if st.session_state.get(f"{key}.stop") and st.session_state.get(partial_key):
+    if stopped and st.session_state.get(partial_key):
         st.warning("Stopped. The curves below are what had been computed; press Run to start again.")
         st.plotly_chart(line_chart(st.session_state[partial_key], spec.x, spec.y, title="Stopped run",
                                    x_title=spec.x_title, y_title=spec.y_title, log_y=spec.log_y, ghost=False),
                         key=f"{key}.partial_chart")
         return results
-    if not execute:
+    if not (execute or held):
         st.info(f"{len(pending)} run(s) not computed yet for these settings: press **Run** in the sidebar.")
         return results
 
@@ -216,47 +260,141 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
     controls = st.empty()  # Stop button and progress bar, cleared when the runs end
     stop_col, bar_col = controls.container().columns([1, 5])
     stop_col.button("Stop", key=f"{key}.stop", help="Interrupt the running solvers")
-    bar = bar_col.progress(0.0, text="starting…")
-    chart = st.empty()
-    colors = {job.label: job.color or job.label for job in jobs}
+    view = _LiveView(bar_col.progress(0.0, text="starting…"), st.empty(), live, spec,
+                     {job.label: job.color or job.label for job in jobs}, key)
+    if pool is None:
+        outcomes = _run_here(pending, view)
+    else:
+        outcomes = _run_in_workers(pool, session, pending, view)
+    for job in pending:
+        outcome = outcomes.get(job.label)
+        if isinstance(outcome, Result):
+            results[job.label] = outcome
+            live[job.label] = outcome.history
+        elif outcome is not None:
+            _show_failure(job.label, *outcome)
+    controls.empty()
+    view.chart.empty()
+    st.session_state.pop(partial_key, None)
+    return results
 
+
+class _LiveView:
+    """The progress bar and live chart of one ``run_live`` call."""
+
+    def __init__(self, bar: Any, chart: Any, live: dict[str, pd.DataFrame], spec: LiveSpec,
+                 colors: dict[str, str], key: str) -> None:
+        self.bar, self.chart, self.live, self.spec, self.colors, self.key = bar, chart, live, spec, colors, key
+        self._last_draw = (time.perf_counter(), 0.0)  # when the last draw ended (the start at first), what it cost
+        self._draws = 0  # each draw gets a key of its own: new rows may leave the figure as it was (a duplicate)
+
+    def due(self) -> bool:
+        # ≈3 redraws a second, but at most DRAW_SHARE of the run spent drawing: a figure costs 0.1–0.4 s on
+        # the loaded 2-core machine, and redrawing after every 0.3 s made a 1 s Multi-task run take 14 s.
+        # A run shorter than REFRESH_SECONDS is never drawn live.
+        end, cost = self._last_draw
+        return time.perf_counter() - end >= max(REFRESH_SECONDS, cost * (1 - DRAW_SHARE) / DRAW_SHARE)
+
+    def draw(self, rows: dict[str, list[dict]], done: float, text: str) -> None:
+        start = time.perf_counter()
+        for label, label_rows in rows.items():
+            if label_rows:
+                self.live[label] = pd.DataFrame(label_rows)
+        self.bar.progress(min(done, 1.0), text=text)
+        spec = self.spec
+        self.chart.plotly_chart(line_chart(self.live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
+                                           y_title=spec.y_title, log_y=spec.log_y, color_keys=self.colors,
+                                           ghost=False), key=f"{self.key}.live{self._draws}")
+        self._draws += 1
+        end = time.perf_counter()
+        self._last_draw = (end, end - start)
+
+
+Outcome = Result | tuple[str, str] | None  # a result, (kind, message) of a failure, or None (cancelled)
+
+
+def _run_here(pending: Sequence[Job], view: _LiveView) -> dict[str, Outcome]:
+    """Each job in turn in this process, the chart drawn from the solver's callback."""
+    outcomes: dict[str, Outcome] = {}
     for index, job in enumerate(pending):
         rows: list[dict] = []
-        last_draw = [time.perf_counter(), 0.0]  # when the last draw ended (the job's start at first), what it cost
 
-        def callback(row: dict, job=job, rows=rows, last_draw=last_draw, index=index) -> None:
+        def callback(row: dict, job=job, rows=rows, index=index) -> None:
             rows.append(row)
-            # ≈3 redraws a second, but at most DRAW_SHARE of the run spent drawing: a figure costs 0.1–0.4 s on
-            # the loaded 2-core machine, and redrawing after every 0.3 s made a 1 s Multi-task run take 14 s.
-            # A run shorter than REFRESH_SECONDS is never drawn live.
-            if time.perf_counter() - last_draw[0] < max(REFRESH_SECONDS, last_draw[1] * (1 - DRAW_SHARE) / DRAW_SHARE):
-                return None
-            start = time.perf_counter()
-            live[job.label] = pd.DataFrame(rows)
-            done = (index + _progress(row, rows[0].get(spec.y), spec)) / len(pending)
-            bar.progress(min(done, 1.0), text=f"{job.label}: iteration {row.get('iter', '?')}")
-            chart.plotly_chart(line_chart(live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
-                                          y_title=spec.y_title, log_y=spec.log_y, color_keys=colors, ghost=False))
-            end = time.perf_counter()
-            last_draw[:] = [end, end - start]
+            if view.due():
+                done = (index + _progress(row, rows[0].get(view.spec.y), view.spec)) / len(pending)
+                view.draw({job.label: rows}, done, f"{job.label}: iteration {row.get('iter', '?')}")
             return None
 
         try:
             result = job.run(callback)
         except InputError as exc:
-            st.error(f"{job.label}: {exc}")
+            outcomes[job.label] = ("input", str(exc))
             continue
         except Exception as exc:  # a page never shows a traceback; the server log keeps it
             log.exception("run %s failed", job.label)
-            st.error(f"{job.label} failed: {type(exc).__name__}: {exc}")
+            outcomes[job.label] = ("failed", f"{type(exc).__name__}: {exc}")
             continue
         store_result(job.key, result)
-        results[job.label] = result
-        live[job.label] = result.history
-    controls.empty()
-    chart.empty()
-    st.session_state.pop(partial_key, None)
-    return results
+        outcomes[job.label] = result
+    return outcomes
+
+
+def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view: _LiveView) -> dict[str, Outcome]:
+    """Hand the jobs to the worker pool and follow them: the place in the queue while waiting, the live chart
+    from the rows the workers send. Stop or a change of settings reruns the script, which leaves this loop at
+    its next bar update; a rerun keeps the runs for a while (it may ask for them again), a closed tab does not.
+    """
+    lease = pool.subscribe(session, [(job.key, job.label, lambda run=job.run: cloudpickle.dumps(run))
+                                     for job in pending])
+    drawn = 0  # rows on the chart: it is redrawn only with new ones
+    try:
+        while True:
+            statuses = lease.poll()
+            if all(s.state in (DONE, FAILED, CANCELLED) for s in statuses):
+                break
+            done = sum(1.0 if s.state != RUNNING else _progress(s.rows[-1], s.rows[0].get(view.spec.y), view.spec)
+                       if s.rows else 0.0 for s in statuses if s.place is None) / len(statuses)
+            view.live.update({s.label: s.result.history for s in statuses if s.state == DONE})
+            running = [s for s in statuses if s.state == RUNNING]
+            waiting = [s.place for s in statuses if s.place is not None]
+            if running and running[0].rows:
+                text = f"{running[0].label}: iteration {running[0].rows[-1].get('iter', '?')}"
+            elif waiting and not running:
+                text = (f"All {pool.size} solver processes are busy: you are number {min(waiting)} in the queue. "
+                        "Stop cancels your run.")
+            else:
+                text = "starting…"
+            rows = sum(len(s.rows) for s in statuses)
+            if rows > drawn and view.due():
+                view.draw({s.label: s.rows for s in statuses if s.state == RUNNING}, done, text)
+                drawn = rows
+            else:
+                view.bar.progress(min(done, 1.0), text=text)  # also where a rerun or a closed tab interrupts
+            lease.wait(REFRESH_SECONDS)
+    except RerunException:
+        lease.detach()
+        raise
+    except BaseException:  # a closed tab (StopException) or a failure here: nobody will read these runs
+        lease.release()
+        raise
+    lease.release()
+    return {s.label: s.result if s.state == DONE else s.error for s in statuses if s.state in (DONE, FAILED)}
+
+
+def _show_failure(label: str, kind: str, message: str) -> None:
+    """One run's failure, saying what to change."""
+    if kind == "input":
+        st.error(f"{label}: {message}")
+    elif kind == "memory":
+        st.error(f"{label} needs more memory than the server can give ({message}). Choose fewer samples, "
+                 "features or tasks, or a smaller generator size.")
+    elif kind == "died":
+        st.error(f"{label} failed: {message}.")
+    else:  # the solver raised: lead with what to try, keep the detail for a bug report
+        st.error(f"{label} failed on these settings. Change them and press Run again: a smaller step size, fewer "
+                 f"iterations, a smaller data set or another method; if it keeps failing, please report it with "
+                 f"this page's URL (detail: {message}).")
 
 
 def summary_table(results: dict[str, Result], measure: str) -> pd.DataFrame:
