@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .classroom import SCENARIOS, run_class
 from .lessons import PAGES, drag_links, lesson_links
+from .protocol import Student
 from .report import build, markdown
 from .server import LectureServer, Monitor, server_pid
 
@@ -46,6 +47,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespace) -> dict:
+    # the lecturer opens the page before the class does: the server has imported it and the RSS the report starts
+    # from is that of a server showing the page, not of one that has run nothing yet
+    async with Student(url, page, timeout=args.timeout) as lecturer:
+        await lecturer.open("")
     monitor = Monitor(pid).start() if pid else None
     browsers = []
     if args.browsers:
@@ -71,18 +76,22 @@ async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespac
 
 async def main_async(args: argparse.Namespace) -> list[dict]:
     pages = PAGES if args.page == "all" else (args.page,)
+    async def each_page(url: str, pid: int | None) -> list[dict]:
+        reports = []
+        for page in pages:  # printed as each page ends: a run over every page takes a while
+            reports.append(await one_page(url, pid, page, args))
+            print(markdown(reports[-1]), end="\n\n", flush=True)
+        return reports
+
     if args.url:
-        pid = args.pid or server_pid(args.url)
-        return [await one_page(args.url.rstrip("/"), pid, page, args) for page in pages]
+        return await each_page(args.url.rstrip("/"), args.pid or server_pid(args.url))
     with LectureServer(log=args.server_log) as server:
-        return [await one_page(server.url, server.pid, page, args) for page in pages]
+        return await each_page(server.url, server.pid)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     reports = asyncio.run(main_async(args))
-    for report in reports:
-        print(markdown(report), end="\n\n")
     if args.json:
         args.json.write_text(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
     clean = all(not r["failures"] and r["steps_finished"] == r["steps_expected"] for r in reports)
