@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
 from app.ui.page_state import readable_number
+from app.ui.params import log_grid
 from app.views._presets import PRESETS
 
 PAGES = ("foundations", "sparse", "multitask", "smm", "metric", "npsvc")
@@ -32,7 +33,6 @@ def _notches(low: float, high: float, step: float) -> list[float]:
     return [round(low + i * step, 10) for i in range(count + 1)]
 
 
-_125 = [1.0, 2.0, 5.0]
 PLANS: dict[str, PagePlan] = {
     "foundations": PagePlan(
         "fd.problem.kappa", [100.0, 1000.0, 10.0, 500.0, 2000.0, 5.0],
@@ -46,13 +46,11 @@ PLANS: dict[str, PagePlan] = {
         {"sp.methods": ["pg", "apg", "pg+", "apg+"], "sp.stop.max_iter": 10000, "sp.stop.tol": 1e-10}),
     "multitask": PagePlan(
         "mt.problem.alpha", [1.0, 0.01, 10.0, 0.5, 2.0, 0.05],
-        {"mt.problem.alpha": [m * 10.0 ** e for e in range(-3, 3) for m in _125][:16],
-         "mt.problem.beta": [m * 10.0 ** e for e in range(-3, 3) for m in _125][:16]},
+        {"mt.problem.alpha": log_grid(1e-3, 100.0, 1.0), "mt.problem.beta": log_grid(1e-3, 100.0, 1.0)},
         {"mt.methods": ["apg", "pg", "bcd"], "mt.stop.max_iter": 20000, "mt.stop.tol": 1e-10}),
     "smm": PagePlan(
         "smm.problem.C", [1.0, 100.0, 0.1, 50.0, 2.0, 20.0],
-        {"smm.problem.C": [m * 10.0 ** e for e in range(-3, 4) for m in _125][:19],
-         "smm.problem.tau": [m * 10.0 ** e for e in range(-3, 4) for m in _125][:19]},
+        {"smm.problem.C": log_grid(1e-3, 1000.0, 1.0), "smm.problem.tau": log_grid(1e-3, 1000.0, 1.0)},
         {"smm.data_limits.n_max": 3000, "smm.stop.max_iter": 20000, "smm.stop.tol": 1e-10}),
     "metric": PagePlan(
         "ml.problem.gamma", [0.1, 0.2, 0.02, 0.3, 0.15, 0.05],
@@ -60,8 +58,7 @@ PLANS: dict[str, PagePlan] = {
         {"ml.problem.k": 30, "ml.stop.max_iter": 20000, "ml.stop.tol": 1e-10}),
     "npsvc": PagePlan(
         "np.m.knpsvc.c", [10.0, 0.1, 100.0, 0.5, 5.0, 0.01],
-        {"np.m.knpsvc.c": [m * 10.0 ** e for e in range(-3, 4) for m in _125][:19],
-         "np.m.twsvm.c": [m * 10.0 ** e for e in range(-3, 4) for m in _125][:19]},
+        {"np.m.knpsvc.c": log_grid(1e-3, 1000.0, 1.0), "np.m.twsvm.c": log_grid(1e-3, 1000.0, 1.0)},
         {"np.stop.max_iter": 2000, "np.stop.tol": 1e-10}),
 }
 
