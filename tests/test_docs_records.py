@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 
+from solvers.bench import figures as plots
 from solvers.bench import records
 from solvers.bench.__main__ import main as bench_main
 from solvers.core import InputError
@@ -83,3 +84,37 @@ def test_save_flag_reaches_the_family_bench(tmp_path, monkeypatch):
     assert data["notes"] == ["a test run"] and data["source"] == "measured"
     columns, row = data["columns_and_rows"]
     assert columns[:2] == ["X", "s"] and row[1] == 2  # s = ⌊0.01·200⌋
+
+
+def test_every_figure_was_drawn_from_its_record_as_it_is_now():
+    stored = records.load_records()
+    assert any(r.figure for r in stored.values()), "no record draws a figure"
+    stale = records.stale_figures(stored)
+    assert not stale, (f"figures drawn from other numbers than {[r.name for r in stale]} hold: "
+                       "run `python -m solvers.bench report`")
+
+
+def test_a_figure_stamp_round_trips_and_follows_the_numbers(tmp_path):
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+    assert plots.read_stamp(png) is None
+    assert plots.read_stamp(plots.stamp(png, "abc123")) == "abc123"
+    record = records.Record("demo", "f", "t", ["n", "ratio"], [[1200, 2.5]], "python -m solvers.bench demo", "d",
+                            "m", "cpu", figure={"kind": "line", "x": "n", "y": ["ratio"]})
+    before = plots.digest(record)
+    record.rows[0][1] = 2.4
+    assert plots.digest(record) != before
+    (tmp_path / "demo-f.png").write_bytes(plots.stamp(png, before))  # drawn from the old numbers
+    assert records.stale_figures({"demo-f": record}, tmp_path) == [record]
+    (tmp_path / "demo-f.png").write_bytes(plots.stamp(png, plots.digest(record)))
+    assert records.stale_figures({"demo-f": record}, tmp_path) == []
+    assert render_link(record) in records.render(record, "figures/demo-f.png")
+
+
+def render_link(record) -> str:
+    return f"![{record.title}](figures/demo-f.png)"
+
+
+@pytest.mark.parametrize("cell, value", [(12, 12.0), ("10000*", 10000.0), ("4.29 ± 0.61", 4.29), ("1 200", 1200.0),
+                                         ("2.24 (3, 34)", 2.24), ("−0.28 (met)", -0.28), ("–", None), (None, None)])
+def test_cells_read_as_numbers_for_a_figure(cell, value):
+    assert plots.number(cell) == value

@@ -28,10 +28,12 @@ from pathlib import Path
 from typing import Iterator
 
 from ..core import InputError, clock_name
+from . import figures as plots
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 RECORDS = DOCS / "benchmarks" / "records"
+FIGURES = DOCS / "benchmarks" / "figures"
 MEASURED = "measured"
 VERSIONED = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "cvxpy")
 BLOCK = re.compile(r"(<!-- record: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /record -->)", re.S)
@@ -53,6 +55,7 @@ class Record:
     versions: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     source: str = MEASURED
+    figure: dict | None = None  # a plot of the rows (solvers/bench/figures.py), drawn by `report`
 
     @property
     def name(self) -> str:
@@ -103,17 +106,18 @@ def saving(command: str, notes: list[str] | None = None, directory: Path | None 
 
 
 def publish(family: str, table: str, title: str, frame, notes: list[str] | None = None,
-            clock: str | None = None) -> Path | None:
+            clock: str | None = None, figure: dict | None = None) -> Path | None:
     """Store ``frame`` (a pandas DataFrame) as the record ``<family>-<table>`` when a ``--save`` run is on;
     otherwise do nothing. ``clock``: the clock its seconds are on, when the bench did not switch `now` to it
-    around this call. Returns the path written."""
+    around this call; ``figure``: a plot of the rows (see solvers/bench/figures.py). Returns the path written."""
     if not _saving:
         return None
     context = _saving[-1]
     record = Record(family=family, table=table, title=title, columns=[str(c) for c in frame.columns],
                     rows=[[cell(v) for v in row] for row in frame.itertuples(index=False)],
                     command=context["command"], date=_dt.date.today().isoformat(), machine=machine(),
-                    clock=clock or clock_name(), versions=versions(), notes=list(notes or ()) + context["notes"])
+                    clock=clock or clock_name(), versions=versions(), notes=list(notes or ()) + context["notes"],
+                    figure=figure)
     path = write(record, context["directory"])
     context["written"].append(path)
     return path
@@ -152,9 +156,11 @@ def text(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def render(record: Record) -> str:
-    """The Markdown a page shows for a record: the table, then command, machine, clock, date and source."""
-    lines = ["| " + " | ".join(text(c) for c in record.columns) + " |", "|" + "---|" * len(record.columns)]
+def render(record: Record, figure_link: str | None = None) -> str:
+    """The Markdown a page shows for a record: its figure (when it has one), the table, then command, machine,
+    clock, date and source."""
+    lines = [f"![{text(record.title)}]({figure_link})", ""] if record.figure and figure_link else []
+    lines += ["| " + " | ".join(text(c) for c in record.columns) + " |", "|" + "---|" * len(record.columns)]
     lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in record.rows]
     clock = {"cpu": "CPU seconds of the process", "wall": "wall seconds"}.get(record.clock, record.clock)
     stamp = record.date if record.source == MEASURED else f"{record.date}, {record.source}"
@@ -169,24 +175,46 @@ def pages(docs: Path = DOCS) -> list[Path]:
     return sorted(p for p in docs.rglob("*.md") if "<!-- record:" in p.read_text())
 
 
-def rebuilt(page_text: str, records: dict[str, Record], page: str = "page") -> str:
-    """``page_text`` with every record block re-rendered from its record."""
+def figure_path(record: Record, figures: Path | None = None) -> Path:
+    return (figures or FIGURES) / f"{record.name}.png"
+
+
+def rebuilt(page_text: str, records: dict[str, Record], page: Path, figures: Path | None = None) -> str:
+    """``page_text`` (of the file ``page``) with every record block re-rendered from its record."""
     def replace(match: re.Match) -> str:
         name = match["name"]
         if name not in records:
-            raise InputError(f"{page} shows the record {name!r}, which is not in {RECORDS.relative_to(ROOT)}; "
+            raise InputError(f"{page.name} shows the record {name!r}, which is not in docs/benchmarks/records; "
                              f"run its bench with --save or remove the block")
-        return match[1] + render(records[name]) + match[4]
+        link = os.path.relpath(figure_path(records[name], figures), page.parent).replace(os.sep, "/")
+        return match[1] + render(records[name], link) + match[4]
     return BLOCK.sub(replace, page_text)
 
 
-def report(check: bool = False, docs: Path = DOCS, directory: Path | None = None) -> list[Path]:
-    """Rewrite the record blocks of every page (``check``: write nothing); returns the pages that differed."""
+def stale_figures(records: dict[str, Record], figures: Path | None = None) -> list[Record]:
+    """Records whose figure is missing or was drawn from other numbers than the record holds now."""
+    def current(record: Record) -> bool:
+        path = figure_path(record, figures)
+        return path.is_file() and plots.read_stamp(path.read_bytes()) == plots.digest(record)
+    return [r for r in records.values() if r.figure and not current(r)]
+
+
+def report(check: bool = False, docs: Path = DOCS, directory: Path | None = None,
+           figures: Path | None = None) -> list[Path]:
+    """Rewrite the record blocks of every page and redraw stale figures (``check``: write nothing); returns the
+    pages and figures that differed."""
     records = load_records(directory)
     stale = []
+    redraw = stale_figures(records, figures)
+    if redraw:
+        stale += [figure_path(r, figures) for r in redraw]
+        if not check:
+            (figures or FIGURES).mkdir(parents=True, exist_ok=True)
+            for record, png in zip(redraw, plots.draw(redraw)):
+                figure_path(record, figures).write_bytes(png)
     for page in pages(docs):
         old = page.read_text()
-        new = rebuilt(old, records, str(page.relative_to(docs.parent)))
+        new = rebuilt(old, records, page, figures)
         if new != old:
             stale.append(page)
             if not check:
@@ -202,6 +230,6 @@ def report_main(argv: list[str]) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a page is out of date")
     args = parser.parse_args(argv)
     stale = report(check=args.check)
-    for page in stale:
+    for page in stale:  # pages and figures
         print(f"{'out of date' if args.check else 'rebuilt'}: {page.relative_to(ROOT)}", file=sys.stderr)
     return 1 if (args.check and stale) else 0

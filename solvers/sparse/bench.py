@@ -50,6 +50,9 @@ TITLES = {"tables": "Tables 7–10: gradient evaluations (GE) beside the paper's
           "rcv1": "Table 1, rcv1-shaped logistic problem: PG / APG / APG+ time",
           "gradcost": "one LS gradient step against two raw sparse products",
           "peers": "beside the field's best-subset solvers", "setup": "where one estimator fit's time goes"}
+FIGURES = {"tables": {"kind": "scatter", "where": {"method": "apg+"}, "x": "paper GE", "y": ["GE"], "color": "loss",
+                      "log_x": True, "log_y": True, "diagonal": [1, 2], "x_title": "the paper's GE (APG+)",
+                      "y_title": "our GE (APG+)"}}
 # Table 1, rcv1 (LR) at s1 = ⌊0.01m⌋: time PG / APG / APG+ = 58.4* / 12.6 / 0.3 s, GE 10000* / 1120 / 21.
 PAPER_RCV1 = {"pg": (58.4, 10000), "apg": (12.6, 1120), "apg+": (0.3, 21)}
 
@@ -193,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     table = {"tables": run_tables, "rcv1": run_rcv1, "gradcost": run_gradcost, "peers": run_peers,
              "setup": run_setup}[args.what](args)
     print(markdown(table))
-    publish("sparse", args.what, TITLES[args.what], table)
+    publish("sparse", args.what, TITLES[args.what], table, figure=FIGURES.get(args.what))
     if args.csv:
         table.to_csv(args.csv, index=False)
     return 0
