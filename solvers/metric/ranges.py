@@ -92,6 +92,9 @@ class RangeLedger:
         self.candidates = np.arange(problem.n_triplets)  # left unscreened at the last step
         self.H_L = problem.zeros()
         self.n_L = self.n_R = self.n_range = 0
+        # the compiled step's outputs (candidates left, their margins), rewritten at every step: the reduced
+        # problem of the last step, which reads them, is done by then
+        self._scan_out = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
 
     def step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None) -> ReducedProblem:
         """The reduced problem at λ_t = ``lam``: ranges that still cover λ_t, plus the fresh RRPB ranges from
@@ -150,7 +153,7 @@ class RangeLedger:
         problem, T = self.problem, self.problem.triplets
         n_pairs = len(T.pairs)
         weights = np.zeros(n_pairs)
-        candidates, margins = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
+        candidates, margins = self._scan_out
         if reference is None:
             M0, lam0, eps, m = None, lam, 0.0, 0.0
             q = np.zeros(n_pairs)
