@@ -89,7 +89,8 @@ from .params import (
 )
 from .page_state import link_state, share_panel, view_tabs
 from .presets import Preset, apply_preset, preset_buttons
-from .cost import Cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost, sparse_cost
+from .cost import (Cost, foundations_cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost,
+                   smm_path_cost, sparse_cost)
 from .runs import (
     Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
 )
@@ -99,6 +100,6 @@ __all__ = [
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "sparse_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "share_panel", "link_state",
+    "smm_cost", "smm_path_cost", "sparse_cost", "foundations_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "share_panel", "link_state",
     "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",
 ]

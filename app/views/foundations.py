@@ -149,7 +149,7 @@ def main() -> None:
     chosen = ui.method_picker(fd.METHODS, key=f"{KEY}.methods", default=list(fd.METHODS), container=side)
     follow_problem_default(problem_name)
     stop = ui.param_form(stopping_specs(problem_name), key=f"{KEY}.stop", container=side)
-    execute = ui.run_controls(KEY, live_default=True)
+    execute = ui.run_controls(KEY, live_default=True, cost=ui.foundations_cost(len(chosen), stop["max_iter"]))
     tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
     with tabs[0]:
         chart_col, control_col = st.columns([3, 1])

@@ -221,7 +221,7 @@ def main() -> None:
     per_method = ui.method_params(SHOWN_METHODS, chosen, key=f"{KEY}.m", container=side)
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
     train_rows, test_rows = mt.split_rows(ds, split["test_fraction"], seed=0)
-    cost = ui.multitask_cost(ds, len(train_rows), max_iter=stop["max_iter"], methods=max(len(chosen), 1))
+    cost = ui.multitask_cost(ds, len(train_rows), max_iter=stop["max_iter"], methods=chosen)
     # real data (school: 139 tasks) can run to a high iteration cap: a notch must not start minutes of work
     execute = ui.run_controls(KEY, live_default=len(train_rows) * d <= 200_000, cost=cost, live_worst_seconds=30.0)
     if not chosen:

@@ -137,10 +137,16 @@ def path_tab(problem, X_te, y_te, data_key, values):
     if spec["C_high"] <= spec["C_low"]:
         st.error("The last C must be larger than the first C.")
         return {}
+    time_limit = ui.path_time_limit(60.0, 2)
+    p, q = problem.shape
+    if ui.refused(ui.smm_path_cost(problem.n, p, q, points=spec["points"], path_tol=spec["path_tol"],
+                                   time_limit=time_limit, eps_hat=spec["eps_hat"], d_max=spec["d_max"],
+                                   max_rounds=spec["max_rounds"])):
+        return {}
     cache_key = ui.config_key(data_key, values, spec)
     # the two paths as jobs on the sweep executor (app/ui/sweep.py), the problem shipped once
     paths = {"Warm+ALM": "warm", "AS+ALM": "as"}
-    cells = [{"path": label, "path_method": method, **spec, "time_limit": ui.path_time_limit(60.0, 2)}
+    cells = [{"path": label, "path_method": method, **spec, "time_limit": time_limit}
              for label, method in paths.items()]
     result = run_grid_result(smm_path_job, cells, key=f"{KEY}.path", cache_key=cache_key, start=go_path,
                              data={"problem": problem, "X_test": X_te, "y_test": y_te}, histories=True,

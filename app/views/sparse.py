@@ -107,8 +107,8 @@ def sweeps_tab(train, test, problem, problem_params, chosen, per_method, stop) -
     sweep_key = ui.config_key(KEY, problem_params, chosen, per_method, stop, train.n_samples, train.n_features)
     X = train.as_vectors()
     sweep_cost = ui.sparse_cost(X.nnz if hasattr(X, "nnz") else X.size, train.n_samples, train.n_features,
-                                max_iter=stop["max_iter"], time_limit=stop["time_limit"], methods=max(len(chosen), 1),
-                                fits=len(KAPPAS))
+                                max_iter=stop["max_iter"], time_limit=stop["time_limit"], methods=chosen,
+                                fits=len(KAPPAS), loss=problem_params["loss"])
     if ui.refused(sweep_cost):
         return figures
     client = cluster_panel()  # one sidebar panel for both sweeps
@@ -199,7 +199,7 @@ def main() -> None:
     X = ds.as_vectors()
     nnz = X.nnz if hasattr(X, "nnz") else X.size
     cost = ui.sparse_cost(nnz, ds.n_samples, ds.n_features, max_iter=stop["max_iter"], time_limit=stop["time_limit"],
-                          methods=max(len(chosen), 1))
+                          methods=chosen, loss=problem_params["loss"])
     execute = ui.run_controls(KEY, live_default=nnz <= 2_000_000, cost=cost)
     if not chosen:
         st.info("Pick at least one method in the sidebar.")

@@ -88,8 +88,75 @@ def test_smm_estimate_tells_the_methods_apart():
 
     def seconds(methods):
         return cost.smm_cost(500, 10, 10, max_iter=500, methods=methods).seconds
-    assert seconds(["fadmm"]) > 10 * seconds(["alm-sncg"])  # F-ADMM's dual QP per iteration (measured 14 s vs 0.3 s)
+    # F-ADMM's dual QP per step: 27–40 steps of 2.6–3.7 ms against ALM-SNCG's 6–11 of 3–7.5 ms (CPU s, 500 × 10 × 10)
+    assert seconds(["fadmm"]) > 2 * seconds(["alm-sncg"])
+    assert seconds(["sgs-ispadmm"]) > seconds(["ispadmm"])  # closed-form steps, but it runs to its cap
     assert seconds(["alm-sncg", "ispadmm"]) < cost.LIVE_SECONDS  # the page's default pair stays live
+
+
+def test_smm_default_page_run_is_estimated_live():
+    """The page's default (3,000 synthetic samples of 30 × 30, ALM-SNCG and isPADMM, max_iter 500) took 1.0 CPU s in
+    all (7 ALM steps, 28 isPADMM steps); the old per-n·pq model said 70 s and turned the live re-run off."""
+    c = cost.smm_cost(3000, 30, 30, max_iter=500, methods=["alm-sncg", "ispadmm"])
+    assert c.seconds < cost.LIVE_SECONDS
+    assert c.iterations == pytest.approx(10 + 28)
+
+
+#: the path form's extremes (PATH_SPECS and smm.PATH_PARAMS bounds) beside the page's default
+PATH_DEFAULT = dict(points=10, path_tol=1e-4, eps_hat=0.05, d_max=500, max_rounds=20)
+PATH_EXTREMES = {"50 points": dict(points=50), "tolerance 1e-8": dict(path_tol=1e-8),
+                 "one violator a round, no margin": dict(eps_hat=0.0, d_max=1),
+                 "a thousand rounds": dict(eps_hat=0.0, d_max=1, max_rounds=1000)}
+
+
+def _path(n=3000, p=30, q=30, time_limit=60.0, **change):
+    return cost.smm_path_cost(n, p, q, time_limit=time_limit, **{**PATH_DEFAULT, **change})
+
+
+@pytest.mark.parametrize("extreme", list(PATH_EXTREMES))
+def test_smm_path_extremes_cost_more_than_the_default(extreme):
+    """The C-path form had no estimate: a state a random walk reached ran past 120 s. Measured (CPU s, both paths):
+    the default 2.6 s at 3,000 × 30 × 30; ε = 1e-8 takes 11 ALM steps a point against 3.3 at 1e-4; ε̂ = 0 with
+    d_max = 1 sieves 20 rounds a point (1.6 s a point at 3,000 × 30 × 30)."""
+    default, worse = _path(), _path(**PATH_EXTREMES[extreme])
+    assert worse.seconds > 1.2 * default.seconds
+    assert _path(**{**PATH_EXTREMES[extreme], "points": 50}).seconds > cost.LIVE_SECONDS  # shown; over a run limit refused
+    assert _path(p=120, q=120).seconds > 10 * default.seconds  # upsample 4: 16 × the entries
+
+
+def test_smm_path_estimate_is_bounded_by_the_time_limit_plus_a_point(monkeypatch):
+    """Each path stops after the grid point that passes its time limit, so a capped path costs the limit and at most
+    one point more (a point at ε = 1e-8 on 3,000 × 30 × 30: 0.2 s); a state whose points are too long is refused."""
+    capped = _path(points=50, path_tol=1e-8, time_limit=2.0)
+    assert 2 * 2.0 < capped.seconds < 2 * (2.0 + 1.0) < _path(points=50, path_tol=1e-8).seconds
+    monkeypatch.setenv("OPTLAB_RUN_LIMIT_S", "15")  # a small server's limit (the fuzz's): each path gets 7.5 s
+    slow_points = _path(points=2, p=120, q=120, eps_hat=0.0, d_max=1, time_limit=cost.path_time_limit(60.0, 2))
+    with pytest.raises(InputError, match="fewer grid points.*d_max"):
+        cost.check(slow_points)
+
+
+def test_smm_path_form_refuses_before_any_path_job_starts(monkeypatch):
+    """Through the page: a path state estimated over the run limit shows the refusal with what to change, and no
+    path job runs (today's page started both paths without an estimate)."""
+    from solvers.sweep import family_jobs
+    from tests.app_harness import open_page
+
+    started = []
+    monkeypatch.setattr(family_jobs, "smm_path_job", lambda config, data: started.append(config) or {})
+    monkeypatch.setenv("OPTLAB_RUN_LIMIT_S", "3")  # the default run (≈ 1 s) passes; each path gets 1.5 s
+    at = open_page("smm", run=False)
+    state = {"smm.view": "Path", "smm.path.points": 50, "smm.path.path_tol": 1e-8, "smm.path.eps_hat": 0.0,
+             "smm.path.d_max": 1}
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    live = at.toggle(key="smm.live")
+    assert live.value and not live.proto.disabled  # the default run re-runs live
+    assert _path(points=50, path_tol=1e-8, eps_hat=0.0, d_max=1, time_limit=1.5).seconds > 3  # the premise
+    next(b for b in at.button if b.label == "Compute the path").click().run()
+    assert not at.exception
+    assert any("fewer grid points" in e.value for e in at.error), [e.value for e in at.error]
+    assert started == []
 
 
 def test_metric_full_size_segment_preset_is_accepted_and_screening_weighs_less(monkeypatch):
