@@ -51,6 +51,9 @@ WORKERS_ENV = "OPTLAB_WORKERS"
 FLUSH_SECONDS = 0.1  # how often a worker sends its new rows and looks for a stop
 KILL_AFTER_SECONDS = 5.0  # a cancelled run still busy after this long has its worker killed
 DETACH_GRACE_SECONDS = 10.0  # how long a run interrupted by a rerun waits for its session to come back
+# imported by each worker as it starts, so a first run does not wait for numpy, scipy, pandas and scikit-learn;
+# NPSVC++ is left to its first run: it imports torch (≈5 s and a few hundred MB in every worker)
+PRELOAD = ("solvers.foundations", "solvers.sparse", "solvers.multitask", "solvers.smm", "solvers.metric")
 START_ATTEMPTS = 3  # workers in a row dying before they are ready: the pool gives up and says so
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +79,7 @@ class Flight:
     key: str
     label: str
     seq: int  # submission order: the queue is first come, first served
-    payload: bytes | None
+    make_payload: Callable[[], bytes] | None  # pickles the run, when a worker takes it (not while it queues)
     subscribers: "OrderedDict[str, None]" = field(default_factory=OrderedDict)  # in order of subscription
     state: str = QUEUED
     rows: list = field(default_factory=list)
@@ -104,7 +107,7 @@ class Status:
 
 
 class _Worker:
-    def __init__(self, index: int) -> None:
+    def __init__(self, index: int, unsendable: Callable[["_Worker", int, str], None]) -> None:
         parent, child = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         env.update({name: "1" for name in THREAD_ENV if name not in os.environ})
@@ -116,6 +119,7 @@ class _Worker:
         self.index = index
         self.flight: Flight | None = None
         self.ready = False
+        self._unsendable = unsendable  # the pool's hook for a run that cannot be pickled
         self._outbox: queue.Queue = queue.Queue()
         threading.Thread(target=self._send_loop, name=f"optlab-worker-{index}-send", daemon=True).start()
 
@@ -128,6 +132,14 @@ class _Worker:
             message = self._outbox.get()
             if message is None:
                 return
+            if message[0] == "run":
+                try:
+                    message = ("run", message[1], message[2]())
+                except Exception as exc:  # noqa: BLE001 (the run's failure, shown on the page)
+                    log.exception("run %s could not be pickled", message[1])
+                    self._unsendable(self, message[1], f"it could not be sent to a worker process "
+                                                       f"({type(exc).__name__}: {exc})")
+                    continue
             try:
                 self.conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
             except OSError:  # the worker died; the reader thread notices and replaces it
@@ -183,7 +195,7 @@ class WorkerPool:
         self._closed = False
         self._broken: str | None = None  # why no worker can start, once that is clear
         self._failed_starts = 0  # workers in a row that died before they were ready
-        self._workers = [_Worker(i) for i in range(workers)]
+        self._workers = [_Worker(i, self._unsendable) for i in range(workers)]
         self._reader = threading.Thread(target=self._read_loop, name="optlab-workers", daemon=True)
         self._reader.start()
         atexit.register(self.close)
@@ -209,23 +221,14 @@ class WorkerPool:
 
     # ---- sessions -------------------------------------------------------------------------------------------
     def subscribe(self, session: str, jobs: Sequence[tuple[str, str, Callable[[], bytes]]]) -> Lease:
-        """Wait for ``jobs`` (key, label, payload maker) on behalf of ``session``, starting those not in flight.
+        """Wait for ``jobs`` (key, label, payload maker) on behalf of ``session``, queueing those not in flight.
 
         Latest wins: the session's previous runs that are not among ``jobs`` are dropped (and cancelled when
-        nobody else waits for them). The payload maker (pickling the run) is called only for a key not in
-        flight, outside the lock; a run that cannot be pickled fails with the reason.
+        nobody else waits for them). A payload maker (pickling the run) is called once, when a worker takes the
+        run, by that worker's sender thread: a queue of forty sessions' runs holds no pickled copies of their
+        data, and a run that cannot be pickled fails with the reason.
         """
         keys = [key for key, _, _ in jobs]
-        with self._lock:
-            missing = {key for key in keys if key not in self._flights}
-        payloads: dict[str, bytes | Exception] = {}
-        for key, _, make in jobs:
-            if key in missing:
-                try:
-                    payloads[key] = make()
-                except Exception as exc:  # noqa: BLE001 (reported on the page as this run's failure)
-                    log.exception("run %s could not be pickled", key)
-                    payloads[key] = exc
         with self._lock:
             for old in self._sessions.get(session, []):
                 if old not in keys:
@@ -233,10 +236,10 @@ class WorkerPool:
             self._sessions[session] = keys
             self._detached.pop(session, None)
             flights = []
-            for key, label, _ in jobs:
+            for key, label, make in jobs:
                 flight = self._flights.get(key)
                 if flight is None:
-                    flight = self._new_flight(key, label, payloads.get(key))
+                    flight = self._new_flight(key, label, make)
                 flight.subscribers[session] = None
                 flights.append(flight)
             self._schedule()
@@ -262,14 +265,11 @@ class WorkerPool:
             if session in self._sessions:
                 self._detached[session] = time.monotonic()
 
-    def _new_flight(self, key: str, label: str, payload: bytes | Exception | None) -> Flight:
+    def _new_flight(self, key: str, label: str, make_payload: Callable[[], bytes]) -> Flight:
         self._seq += 1
         if self._broken:
             return Flight(key, label, self._seq, None, state=FAILED, error=("failed", self._broken))
-        if isinstance(payload, Exception):
-            return Flight(key, label, self._seq, None, state=FAILED, error=(
-                "failed", f"it could not be sent to a worker process ({type(payload).__name__}: {payload})"))
-        flight = Flight(key, label, self._seq, payload)
+        flight = Flight(key, label, self._seq, make_payload)
         self._flights[key] = flight
         self._queue.append(flight)
         return flight
@@ -288,7 +288,7 @@ class WorkerPool:
             worker = self._worker_of(flight)
             if worker is not None:
                 worker.send(("stop", flight.seq))
-        flight.state, flight.cancelled_at, flight.payload = CANCELLED, time.monotonic(), None
+        flight.state, flight.cancelled_at, flight.make_payload = CANCELLED, time.monotonic(), None
 
     # ---- scheduling -----------------------------------------------------------------------------------------
     def _worker_of(self, flight: Flight) -> _Worker | None:
@@ -315,8 +315,8 @@ class WorkerPool:
             flight.state, flight.started = RUNNING, self.started
             self.started += 1
             worker.flight = flight
-            worker.send(("run", flight.seq, flight.payload))
-            flight.payload = None
+            worker.send(("run", flight.seq, flight.make_payload))
+            flight.make_payload = None
             charged.update(payer)
 
     def _statuses(self, flights: list[Flight]) -> list[Status]:
@@ -350,6 +350,9 @@ class WorkerPool:
                                f"its result could not be read back ({type(exc).__name__}: {exc})")
                 self._handle(worker, message)
             self._housekeeping()
+
+    def _unsendable(self, worker: _Worker, seq: int, reason: str) -> None:
+        self._handle(worker, ("error", seq, "failed", reason))  # as if the worker had reported it
 
     def _handle(self, worker: _Worker, message: tuple) -> None:
         kind = message[0]
@@ -388,7 +391,7 @@ class WorkerPool:
         worker.retire()
         self._failed_starts = 0 if worker.ready else self._failed_starts + 1
         giving_up = self._failed_starts >= START_ATTEMPTS  # no worker can start here: say so instead of looping
-        fresh = None if giving_up else _Worker(worker.index)
+        fresh = None if giving_up else _Worker(worker.index, self._unsendable)
         with self._lock:
             if fresh is None:
                 self._workers.remove(worker)
@@ -454,9 +457,9 @@ def _serve(fd: int) -> None:
         except OSError:  # the server has gone: nothing is waiting for this run
             os._exit(0)
 
-    import solvers  # noqa: F401 (numpy, scipy and pandas before the first run, not during it)
-
     send(("ready", os.getpid()))
+    threading.Thread(target=_preload, name="preload", daemon=True).start()  # a run arriving meanwhile waits for
+    # the module it needs (the import lock), not for all of them
     while True:
         try:
             message = pickle.loads(conn.recv_bytes())
@@ -465,6 +468,13 @@ def _serve(fd: int) -> None:
         if message[0] == "run":
             _run_one(conn, send, message[1], message[2])
         # anything else is a stop for a run that has already ended
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
 
 
 def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload: bytes) -> None:

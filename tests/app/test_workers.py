@@ -222,8 +222,10 @@ def test_a_run_that_cannot_be_pickled_fails_with_the_reason(pool):
 
     lock = threading.Lock()  # a lock cannot leave its process
     lease = pool.subscribe("unpicklable", [job("lock-key", lambda callback: lock)])
-    status = lease.poll()[0]
+    status = finish(lease)[0]
     assert status.state == FAILED and "could not be sent to a worker process" in status.error[1]
+    after = pool.subscribe("unpicklable", [job("lock-after", quick(5))])  # the worker it was meant for is free
+    assert finish(after)[0].result.solution == {"value": 5}
 
 
 def test_results_in_a_worker_equal_results_in_process(pool):
