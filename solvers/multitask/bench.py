@@ -104,19 +104,25 @@ def best_ms(fn, reps: int = 5) -> float:
 
 def mstep_table(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    print("\n## Eq. (14) solvers: corrected Algorithm 3 (linear) vs sort reference vs bisection (η = 0.1, h = q/4; best of 5)")
-    print("| q | linear [ms] | sort [ms] | bisect [ms] | max difference linear vs sort |")
-    print("|---|---|---|---|---|")
+    title = "Eq. (14) solvers: corrected Algorithm 3 (linear) vs sort reference vs bisection (η = 0.1, h = q/4; best of 5)"
+    columns = ["q", "linear [ms]", "sort [ms]", "bisect [ms]", "max difference linear vs sort"]
+    print(f"\n## {title}\n| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
+    rows = []
     for q in (100, 1_000, 10_000, 100_000):
         sigma = rng.lognormal(0.0, 1.0, q)
         times = {method: best_ms(lambda method=method: solve_eq14(sigma, 0.1, q // 4, method))
                  for method in ("linear", "sort", "bisect")}
         out = {method: solve_eq14(sigma, 0.1, q // 4, method) for method in ("linear", "sort")}
         diff = np.abs(out["linear"] - out["sort"]).max()
-        print(f"| {q} | {times['linear']:.3g} | {times['sort']:.3g} | {times['bisect']:.3g} | {diff:.1e} |")
-    print("\n## M-step (thin SVD of U + Eq. (71)) vs one full eigendecomposition of a d × d matrix")
-    print("| d | m | M-step (sort) [ms] | Eq. (71) alone by Algorithm 3 [ms] | eigh(d×d) [ms] | ratio eigh ÷ M-step |")
-    print("|---|---|---|---|---|---|")
+        rows.append([q, float(f"{times['linear']:.3g}"), float(f"{times['sort']:.3g}"), float(f"{times['bisect']:.3g}"),
+                     f"{diff:.1e}"])
+        print("| " + " | ".join(map(str, rows[-1])) + " |", flush=True)
+    publish("multitask", "mstep-eq14", title, pd.DataFrame(rows, columns=columns))
+    title = "M-step (thin SVD of U + Eq. (71)) vs one full eigendecomposition of a d × d matrix"
+    columns = ["d", "m", "M-step (sort) [ms]", "Eq. (71) alone by Algorithm 3 [ms]", "eigh(d×d) [ms]",
+               "ratio eigh ÷ M-step"]
+    print(f"\n## {title}\n| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
+    rows = []
     for d, m in ((50, 20), (200, 50), (500, 100), (1000, 100)):
         U = rng.standard_normal((d, m))
         A = rng.standard_normal((d, d))
@@ -125,7 +131,9 @@ def mstep_table(seed: int) -> None:
         t_step = best_ms(lambda: m_step(U, 0.1, 3))
         t_eq = best_ms(lambda: solve_eq14(sigma, 0.1, 3))
         t_eig = best_ms(lambda: np.linalg.eigh(A))
-        print(f"| {d} | {m} | {t_step:.3g} | {t_eq:.3g} | {t_eig:.3g} | {t_eig / t_step:.2g}× |")
+        rows.append([d, m, float(f"{t_step:.3g}"), float(f"{t_eq:.3g}"), float(f"{t_eig:.3g}"), f"{t_eig / t_step:.2g}×"])
+        print("| " + " | ".join(map(str, rows[-1])) + " |", flush=True)
+    publish("multitask", "mstep", title, pd.DataFrame(rows, columns=columns))
 
 
 def school_standardized(train: np.ndarray | None):
