@@ -30,7 +30,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from solvers.core import InputError, Result
 
-from ..workers import CANCELLED, DONE, FAILED, RUNNING, WorkerPool, configured_workers
+from ..workers import CANCELLED, DONE, FAILED, RUNNING, Status, WorkerPool, configured_workers
 from .charts import line_chart
 from .cost import LIVE_SECONDS, Cost
 from .cost import check as cost_check
@@ -353,18 +353,8 @@ def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view
             statuses = lease.poll()
             if all(s.state in (DONE, FAILED, CANCELLED) for s in statuses):
                 break
-            done = sum(1.0 if s.state != RUNNING else _progress(s.rows[-1], s.rows[0].get(view.spec.y), view.spec)
-                       if s.rows else 0.0 for s in statuses if s.place is None) / len(statuses)
+            done, text = _pool_progress(statuses, view.spec, pool.size)
             view.live.update({s.label: s.result.history for s in statuses if s.state == DONE})
-            running = [s for s in statuses if s.state == RUNNING]
-            waiting = [s.place for s in statuses if s.place is not None]
-            if running and running[0].rows:
-                text = f"{running[0].label}: iteration {running[0].rows[-1].get('iter', '?')}"
-            elif waiting and not running:
-                text = (f"All {pool.size} solver processes are busy: you are number {min(waiting)} in the queue. "
-                        "Stop cancels your run.")
-            else:
-                text = "starting…"
             rows = sum(len(s.rows) for s in statuses)
             if rows > drawn and view.due():
                 view.draw({s.label: s.rows for s in statuses if s.state == RUNNING}, done, text)
@@ -380,6 +370,22 @@ def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view
         raise
     lease.release()
     return {s.label: s.result if s.state == DONE else s.error for s in statuses if s.state in (DONE, FAILED)}
+
+
+def _pool_progress(statuses: Sequence[Status], spec: LiveSpec, workers: int) -> tuple[float, str]:
+    """Share of a session's runs done (a finished run counts whole, a queued one nothing) and the bar's text:
+    the running run's iteration, or the place in the queue while every run waits for a worker."""
+    done = sum(1.0 if s.state in (DONE, FAILED, CANCELLED) else
+               _progress(s.rows[-1], s.rows[0].get(spec.y), spec) if s.state == RUNNING and s.rows else 0.0
+               for s in statuses) / len(statuses)
+    running = [s for s in statuses if s.state == RUNNING]
+    places = [s.place for s in statuses if s.place is not None]
+    if running and running[0].rows:
+        return done, f"{running[0].label}: iteration {running[0].rows[-1].get('iter', '?')}"
+    if places and not running:
+        return done, (f"All {workers} solver processes are busy: you are number {min(places)} in the queue. "
+                      "Stop cancels your run.")
+    return done, "starting…"
 
 
 def _show_failure(label: str, kind: str, message: str) -> None:

@@ -19,3 +19,27 @@ def test_a_solvers_own_progress_column_wins_and_is_clipped():
     assert _progress(row, 1.0, spec(max_iter=100)) == 0.2
     assert _progress({**row, "progress": 1.7}, 1.0, spec(max_iter=100)) == 1.0
     assert _progress({**row, "progress": float("nan")}, 1.0, spec(max_iter=100)) == 1.0  # NaN: back to iter/max_iter
+
+
+def status(label, state, rows=(), place=None):
+    from app.workers import Status
+
+    return Status(key=label, label=label, state=state, rows=list(rows), result=None, error=None, place=place)
+
+
+def test_runs_in_workers_share_the_bar_and_say_which_iteration_runs():
+    """One of two runs finished, the other half way to its cap: three quarters done, the running one named."""
+    from app.ui.runs import _pool_progress
+
+    statuses = [status("PG", "done"), status("APG", "running", [{"iter": 1, "gap": 1.0}, {"iter": 50, "gap": 0.5}])]
+    done, text = _pool_progress(statuses, spec(max_iter=100), workers=2)
+    assert abs(done - 0.75) < 1e-12 and text == "APG: iteration 50"
+
+
+def test_a_session_waiting_for_a_worker_sees_its_place_in_the_queue():
+    from app.ui.runs import _pool_progress
+
+    statuses = [status("PG", "queued", place=4), status("APG", "queued", place=7)]
+    done, text = _pool_progress(statuses, spec(max_iter=100), workers=2)
+    assert done == 0.0
+    assert "number 4 in the queue" in text and "All 2 solver processes are busy" in text and "Stop" in text
