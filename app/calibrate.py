@@ -208,7 +208,7 @@ def _seconds(s: float | None) -> str:
 def format_row(m: Measured) -> str:
     est = m.cost.seconds if m.cost is not None else None
     ratio = m.ratio
-    live = "–" if est is None else ("live" if est <= LIVE_SECONDS else "Run")
+    live = "–" if est is None or m.action != "run" else ("live" if est <= LIVE_SECONDS else "Run")
     iters = "–" if m.cost is None or m.action != "run" else f"{m.cost.iterations:.0f} / {m.iterations}"
     return (f"| {m.page} | {m.config} | {m.action} | {_seconds(est)} | {live} | {m.cpu:.3f} | "
             f"{'–' if ratio is None else f'{ratio:.2f}'} | {iters} | {'; '.join(m.notes)} |")
