@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -85,7 +86,13 @@ def measure(page: str, timeout: float) -> list[dict]:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--cached" in argv:  # the CPU of a rerun whose results are stored, instead of fresh notches
+        from app import rerun_cost
+
+        return rerun_cost.main([a for a in argv if a != "--cached"])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="--cached: time cached reruns instead (app/rerun_cost.py)")
     parser.add_argument("pages", nargs="*", default=list(NOTCHES), help=f"any of {', '.join(NOTCHES)} (default: all)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per rerun")
     args = parser.parse_args(argv)

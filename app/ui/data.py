@@ -50,6 +50,13 @@ def read_upload(filename: str, raw: bytes, check: Callable[[Dataset], None] | No
     return ds
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def real_sets(family: str, directory: str) -> list[str]:
+    """The family's real datasets whose files are in the data ``directory``: looked up at most every 30 s, not on
+    every rerun (a file check per set costs more than the rest of the picker on a busy server)."""
+    return [n for n, kind in datasets.available(family).items() if kind == "real"]
+
+
 def dataset_picker(
     family: str,
     *,
@@ -67,7 +74,7 @@ def dataset_picker(
     ``ds.meta["key"]`` identifies the data for run caching.
     """
     box = container if container is not None else st.sidebar
-    real = [n for n, kind in datasets.available(family).items() if kind == "real"]
+    real = real_sets(family, str(datasets.data_dir()))
     gens = datasets.generators(family if family != "foundations" else "foundations")
     offered = [s for s in sources if (s != "bundled" or bundled) and (s != "real" or real) and (s != "synthetic" or gens)]
     if not offered:

@@ -327,7 +327,8 @@ def kept(widget: Callable[..., Any], label: str, *, key: str, default: Any, code
          name: str | None = None, shown: Callable[[Any], str] = str, **kwargs: Any) -> Any:
     """Draw ``widget(label, key=key, **kwargs)`` with its value kept in session state and the URL."""
     keep(key, default, codec, name=name or label, shown=shown)
-    slot = (box if box is not None else st).empty()  # the notice goes above the widget
+    # a link's notice goes above the widget; a slot only when there is one (an element per widget costs every rerun)
+    slot = (box if box is not None else st).empty() if key in st.session_state.get(NOTICES, {}) else None
     value = widget(label, key=key, **kwargs)
     publish(key, value, default, codec, slot)
     return value

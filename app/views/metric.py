@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
+from app.ui import figcache
 from app.views import _metric_figures as figs
 from app.views._metric_algorithm import algorithm_tab
 from solvers import datasets, metric
@@ -165,7 +166,7 @@ def main() -> None:
 
 
 def radii_tab(runs, figures) -> None:
-    figures["radii"] = figs.radius_figure(next(iter(runs.values())))
+    figures["radii"] = figcache.cached("ml.radii", shown(runs), lambda: figs.radius_figure(next(iter(runs.values()))))
     st.plotly_chart(figures["radii"], key=f"{KEY}.radii")
     t = next(iter(runs.values()))["table"].iloc[1:]
     st.caption("Theorems 3.8 and 3.9 predict r_PGB ≈ r_RRPB and r_DGB ≈ 2 r_RRPB when the previous λ was solved "
@@ -176,8 +177,12 @@ def radii_tab(runs, figures) -> None:
 
 def export_tab(runs, figures, dataset: str, config: dict) -> None:
     """CSV/JSON of every path's table and the two headline figures (built here: the other tabs are not drawn)."""
-    figures.setdefault("rate", figs.rate_figure(runs, "rate_path", "path screening rate |L̂∪R̂| / |L*∪R*|"))
-    figures.setdefault("total_time", figs.total_time_figure(runs, dataset))
+    if "rate" not in figures:
+        figures["rate"] = figcache.cached("ml.path_rate", shown(runs), lambda: figs.rate_figure(
+            runs, "rate_path", "path screening rate |L̂∪R̂| / |L*∪R*|"))
+    if "total_time" not in figures:
+        figures["total_time"] = figcache.cached("ml.total_time", (shown(runs), dataset), lambda: figs.total_time_figure(
+            runs, dataset))
     ui.export_panel({label: run["table"] for label, run in runs.items()}, figures, key="metric", config=config)
 
 
@@ -186,13 +191,9 @@ def screening_tab(runs, figures) -> None:
                            key=f"{KEY}.denominator", widget="radio", horizontal=True)
     when = ui.choice("Screened sets", ["at the start of each λ (path screening)", "at the end of each λ (+ dynamic)"],
                      key=f"{KEY}.when", widget="radio", horizontal=True)
-    over_T = denominator.startswith("|T|")
-    for run in runs.values():
-        t = run["table"]
-        total = t["L_star"] + t["R_star"] if not over_T else t["L_star"] + t["C_star"] + t["R_star"]
-        column = ["path_L", "path_R"] if when.startswith("at the start") else ["final_L", "final_R"]
-        t["shown_rate"] = (t[column[0]] + t[column[1]]) / total.clip(lower=1)
-    figures["rate"] = figs.rate_figure(runs, "shown_rate", f"screening rate ({denominator.split(' (')[0]})")
+    figures["rate"] = figcache.cached("ml.rate", (shown(runs), denominator, when), lambda: figs.rate_figure(
+        shown_rates(runs, denominator.startswith("|T|"), when.startswith("at the start")), "shown_rate",
+        f"screening rate ({denominator.split(' (')[0]})"))
     st.plotly_chart(figures["rate"], key=f"{KEY}.rate")
     st.caption("Colour and dash: the bound; marker: the rule (● sphere, ■ + linear, ◆ + semidefinite). PGB and "
                "RRPB usually overlap: from the same previous solution they are the same sphere (Thm 3.8); PGB's "
@@ -201,20 +202,39 @@ def screening_tab(runs, figures) -> None:
     screened = [label for label, run in runs.items() if run["config"] != "naive"]
     if screened:
         pick = st.selectbox("Partition view for", screened, key=f"{KEY}.stack_run")
-        figures["stacked"] = figs.stacked_figure(runs[pick])
+        figures["stacked"] = figcache.cached("ml.stacked", shown({pick: runs[pick]}), lambda: figs.stacked_figure(
+            runs[pick]))
         st.plotly_chart(figures["stacked"], key=f"{KEY}.stacked")
 
 
+def shown(runs: dict) -> list:
+    """The part of a figure's key that names the paths it shows (app/ui/figcache.py)."""
+    return figcache.shown({label: run["result"] for label, run in runs.items()})
+
+
+def shown_rates(runs: dict, over_T: bool, at_start: bool) -> dict:
+    """The runs with a ``shown_rate`` column: screened triplets (at the start or the end of each λ) over
+    |L* ∪ R*| or over all triplets |T|. Copies: the stored tables are shared by every session."""
+    out = {}
+    for label, run in runs.items():
+        t = run["table"]
+        total = t["L_star"] + t["R_star"] if not over_T else t["L_star"] + t["C_star"] + t["R_star"]
+        column = ["path_L", "path_R"] if at_start else ["final_L", "final_R"]
+        out[label] = {**run, "table": t.assign(shown_rate=(t[column[0]] + t[column[1]]) / total.clip(lower=1))}
+    return out
+
+
 def time_tab(runs, figures, dataset: str) -> None:
-    ratio = figs.time_ratio_figure(runs)
+    ratio = figcache.cached("ml.time_ratio", shown(runs), lambda: figs.time_ratio_figure(runs))
     if ratio is None:
         st.info("Add “Naive (no screening)” to the bounds to see time ratios.")
     else:
         figures["time_ratio"] = ratio
         st.plotly_chart(ratio, key=f"{KEY}.time_ratio")
-    figures["total_time"] = figs.total_time_figure(runs, dataset)
+    figures["total_time"] = figcache.cached("ml.total_time", (shown(runs), dataset), lambda: figs.total_time_figure(
+        runs, dataset))
     st.plotly_chart(figures["total_time"], key=f"{KEY}.total_time")
-    figures["work_share"] = figs.work_share_figure(runs)
+    figures["work_share"] = figcache.cached("ml.work_share", shown(runs), lambda: figs.work_share_figure(runs))
     st.plotly_chart(figures["work_share"], key=f"{KEY}.work_share")
     st.caption("Solid: triplets left after path screening; dashed: the pairs (x_i, x_j) those triplets still use. "
                "The solver's work per iteration is one pass over the remaining triplets plus one over their pairs "

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
+from app.ui import figcache
 from app.views import _multitask_figures as figs
 from app.views._multitask_algorithm import algorithm_tab
 from app.views._presets import PRESETS
@@ -58,18 +59,21 @@ def baseline_solutions(key: str, _problem: mt.MultiTaskProblem) -> dict:
 
 def convergence_tab(results, colors, problem, figures) -> None:
     x_axis = ui.choice("x-axis", list(figs.X_AXES), widget="radio", horizontal=True, key=f"{KEY}.xaxis")
-    figures["gap"] = figs.convergence_figure(results, colors, problem, x_axis)
+    shown = (figcache.shown(results), colors)
+    figures["gap"] = figcache.cached("mt.gap", (shown, x_axis), lambda: figs.convergence_figure(
+        results, colors, problem, x_axis))
     st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
     st.caption("F* is the best final objective among the runs (add cvxpy for an independent value on tiny "
                "problems). Dashed/dotted guides: the certificates of Theorem A.1 with the running L_k.")
-    figures["grad_map"] = ui.line_chart({k: r.history for k, r in results.items()}, "iter", mt.MEASURE, log_y=True,
-                                        title="Gradient mapping (the stopping measure)", x_title="iteration k",
-                                        y_title="‖Z − prox_g(Z − ∇f(Z))‖_F", color_keys=colors)
+    figures["grad_map"] = figcache.cached("mt.grad_map", shown, lambda: ui.line_chart(
+        {k: r.history for k, r in results.items()}, "iter", mt.MEASURE, log_y=True,
+        title="Gradient mapping (the stopping measure)", x_title="iteration k", y_title="‖Z − prox_g(Z − ∇f(Z))‖_F",
+        color_keys=colors))
     st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
     if any("L" in r.history for r in results.values()):
-        figures["L"] = figs.lipschitz_figure(results, colors)
+        figures["L"] = figcache.cached("mt.L", shown, lambda: figs.lipschitz_figure(results, colors))
         st.plotly_chart(figures["L"], key=f"{KEY}.L")
-    st.dataframe(ui.summary_table(results, mt.MEASURE), hide_index=True)
+    st.dataframe(figcache.cached("mt.summary", shown, lambda: ui.summary_table(results, mt.MEASURE)), hide_index=True)
 
 
 def structure_tab(results, ds: Dataset, problem, figures) -> None:
@@ -95,17 +99,20 @@ def structure_tab(results, ds: Dataset, problem, figures) -> None:
                 "orthogonal directions give an optimum in M_e.")
     else:
         st.info("M* has fractional eigenvalues: the convex relaxation is not tight at these settings.")
-    figures["spectra"] = figs.spectra_bars(sol, problem.h, problem.eta)
+    run = figcache.shown({label: r})
+    figures["spectra"] = figcache.cached("mt.spectra", run, lambda: figs.spectra_bars(sol, problem.h, problem.eta))
     st.plotly_chart(figures["spectra"], key=f"{KEY}.spectra")
     col1, col2 = st.columns(2)
     with col1:
-        st.plotly_chart(figs.spectrum_over_iterations(r, "eig_M", "Eigenvalues of M_k over iterations",
-                                                      "eigenvalue of M_k"), key=f"{KEY}.eigM")
+        st.plotly_chart(figcache.cached("mt.eigM", run, lambda: figs.spectrum_over_iterations(
+            r, "eig_M", "Eigenvalues of M_k over iterations", "eigenvalue of M_k")), key=f"{KEY}.eigM")
     with col2:
-        st.plotly_chart(figs.spectrum_over_iterations(r, "sv_U", "Singular values of U_k over iterations, relative to the largest",
-                                                      "σ_i(U_k) / σ_1(U_k) (log)", relative=True), key=f"{KEY}.svU")
+        st.plotly_chart(figcache.cached("mt.svU", run, lambda: figs.spectrum_over_iterations(
+            r, "sv_U", "Singular values of U_k over iterations, relative to the largest", "σ_i(U_k) / σ_1(U_k) (log)",
+            relative=True)), key=f"{KEY}.svU")
     if ds.image_shape is not None and problem.h > 0 and problem.d == int(np.prod(ds.image_shape)):
-        st.plotly_chart(figs.theta_images(sol["Theta"], ds.image_shape), key=f"{KEY}.theta")
+        st.plotly_chart(figcache.cached("mt.theta", (run, ds.image_shape), lambda: figs.theta_images(
+            sol["Theta"], ds.image_shape)), key=f"{KEY}.theta")
     if "Theta_true" in ds.meta:
         angles = figs.principal_angles(sol["Theta"], ds.meta["Theta_true"])
         if angles.size:
@@ -113,18 +120,26 @@ def structure_tab(results, ds: Dataset, problem, figures) -> None:
             st.caption("All principal angles [°]: " + ", ".join(f"{a:.2f}" for a in angles))
 
 
-def fit_tab(results, colors, ds, problem, test_rows, config, figures) -> None:
+def fit(results, colors, ds, problem, test_rows, config) -> tuple[pd.DataFrame, object]:
+    """Held-out error per task of each run and of the single-task and pooled baselines: the table and the bars."""
     metric = "RMSE" if problem.loss == "least_squares" else "error rate"
     errors = {label: (metrics.per_task_error(r.solution, ds, problem.data, test_rows, problem.loss), colors[label])
               for label, r in results.items()}
     for label, (sol, color) in baseline_solutions(ui.config_key("baselines", config), problem).items():
         errors[label] = (metrics.per_task_error(sol, ds, problem.data, test_rows, problem.loss), color)
     table = pd.DataFrame({"model": list(errors), f"mean test {metric}": [np.nanmean(v) for v, _ in errors.values()]})
-    st.dataframe(table, hide_index=True)
     names = problem.data.task_names
     shown = slice(0, min(len(names), 40))
-    figures["per_task"] = figs.error_bars({k: (v[shown], c) for k, (v, c) in errors.items()}, names[shown], metric)
+    return table, figcache.prepare(figs.error_bars({k: (v[shown], c) for k, (v, c) in errors.items()}, names[shown],
+                                                   metric))
+
+
+def fit_tab(results, colors, ds, problem, test_rows, config, figures) -> None:
+    table, figures["per_task"] = figcache.cached("mt.fit", (figcache.shown(results), colors, config), lambda: fit(
+        results, colors, ds, problem, test_rows, config))
+    st.dataframe(table, hide_index=True)
     st.plotly_chart(figures["per_task"], key=f"{KEY}.pertask")
+    names = problem.data.task_names
     if len(names) > 40:
         st.caption(f"First 40 of {len(names)} tasks shown; the table averages all of them.")
 
@@ -145,20 +160,29 @@ def explorer_tab(results, problem) -> None:
     q = int(sigma.size)
     h = ui.slider("h", 1, q - 1, min(max(problem.h, 1), q - 1), key=f"{KEY}.ex.h.{q}") if q > 2 else 1
     eta = problem.eta
-    trace: list = []
-    gamma = mt.solve_eq14(sigma, eta, h, "linear", trace=trace)
-    mid = (gamma > 0) & (gamma < 1)
-    t_opt = float(np.mean(sigma[mid] ** 2 / (eta + gamma[mid]) ** 2)) if mid.any() else None
+    solved = figcache.cached("mt.eq14", (sigma.tobytes(), eta, h), lambda: eq14(sigma, eta, h))
+    trace = solved["trace"]
     step = ui.slider("Algorithm 3 sweep", 0, len(trace), len(trace), key=f"{KEY}.ex.step.{len(trace)}",
                      help="the bracket (t_min, t_max) at the start of each sweep; the last position shows the answer")
     bracket = (trace[step][0], trace[step][1]) if step < len(trace) else None
-    st.plotly_chart(figs.gamma_explorer_figure(sigma, eta, h, t_opt, bracket), key=f"{KEY}.explorer")
+    st.plotly_chart(figcache.cached("mt.explorer", (sigma.tobytes(), eta, h, bracket), lambda: figs.gamma_explorer_figure(
+        sigma, eta, h, solved["t_opt"], bracket)), key=f"{KEY}.explorer")
+    st.dataframe(solved["gamma"], hide_index=True)
+    st.markdown(solved["text"])
+    st.dataframe(solved["brackets"], hide_index=True)
+
+
+def eq14(sigma: np.ndarray, eta: float, h: int) -> dict:
+    """Eq. (14) for these σ: γ* by Algorithm 3 with its brackets, the optimal t, and the check against sorting."""
+    trace: list = []
+    gamma = mt.solve_eq14(sigma, eta, h, "linear", trace=trace)
+    mid = (gamma > 0) & (gamma < 1)
     regime = np.where(gamma >= 1 - 1e-12, "1", np.where(gamma <= 1e-12, "0", "middle"))
-    st.dataframe(pd.DataFrame({"σ_i": sigma, "γ_i*": gamma, "regime": regime}), hide_index=True)
-    st.markdown(f"η = {eta:.4g}; objective Σσ²/(η+γ) = {np.sum(sigma ** 2 / (eta + gamma)):.6g}; "
-                f"sorted-breakpoint reference agrees to {np.abs(gamma - mt.solve_eq14(sigma, eta, h, 'sort')).max():.1e}.")
-    st.dataframe(pd.DataFrame(trace, columns=["t_min", "t_max", "|I| (undecided indices)", "breakpoints inside"]),
-                 hide_index=True)
+    return {"trace": trace, "t_opt": float(np.mean(sigma[mid] ** 2 / (eta + gamma[mid]) ** 2)) if mid.any() else None,
+            "gamma": pd.DataFrame({"σ_i": sigma, "γ_i*": gamma, "regime": regime}),
+            "text": f"η = {eta:.4g}; objective Σσ²/(η+γ) = {np.sum(sigma ** 2 / (eta + gamma)):.6g}; sorted-breakpoint "
+                    f"reference agrees to {np.abs(gamma - mt.solve_eq14(sigma, eta, h, 'sort')).max():.1e}.",
+            "brackets": pd.DataFrame(trace, columns=["t_min", "t_max", "|I| (undecided indices)", "breakpoints inside"])}
 
 
 def sweep_tab(ds, problem, test_rows, config) -> None:

@@ -11,6 +11,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
 
 from app import ui
+from app.ui import figcache
 from app.views import _npsvc_figures as figs
 from app.views._npsvc_algorithm import algorithm_tab
 from app.views._presets import PRESETS
@@ -93,14 +94,17 @@ def grid_predictions(problem: fam.NPSVCProblem, method: str, result, grid: np.nd
 
 
 def convergence_tab(results, labels, histories) -> dict:
-    figures = {"convergence": figs.convergence_figure(histories, labels)}
+    shown = (figcache.shown(results), labels)
+    figures = {"convergence": figcache.cached("np.convergence", shown, lambda: figs.convergence_figure(histories,
+                                                                                                     labels))}
     st.plotly_chart(figures["convergence"], key=f"{KEY}.conv")
-    figures["gap"] = ui.line_chart(histories, "iter", "gap", log_y=True, title="Chebyshev gap max_l J_l − τᵀJ",
-                                   x_title="iteration / epoch", y_title="gap (log)", color_keys=labels)
+    figures["gap"] = figcache.cached("np.gap", shown, lambda: ui.line_chart(
+        histories, "iter", "gap", log_y=True, title="Chebyshev gap max_l J_l − τᵀJ", x_title="iteration / epoch",
+        y_title="gap (log)", color_keys=labels))
     st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
-    figures["optimality"] = ui.line_chart(histories, "time", "optimality", log_y=True,
-                                          title="Optimality measure vs solver time", x_title="solver time [s]",
-                                          y_title="relative gap / duality gap / residual", color_keys=labels)
+    figures["optimality"] = figcache.cached("np.optimality", shown, lambda: ui.line_chart(
+        histories, "time", "optimality", log_y=True, title="Optimality measure vs solver time",
+        x_title="solver time [s]", y_title="relative gap / duality gap / residual", color_keys=labels))
     st.plotly_chart(figures["optimality"], key=f"{KEY}.opt")
     table = ui.summary_table(results, "optimality")
     table["train acc"] = [float(r.history["train_acc"].iloc[-1]) for r in results.values()]
@@ -121,9 +125,12 @@ def pareto_tab(problem, results, labels, histories) -> dict:
     label = st.selectbox("Run", list(results), key=f"{KEY}.pareto_run",
                          index=next((i for i, k in enumerate(results) if labels[k] in ("knpsvc", "dnpsvc")), 0))
     h = histories[label]
-    figures["tau"] = figs.tau_area(h, names, f"Pareto weights τ over iterations: {label}")
+    run = figcache.shown({label: results[label]})
+    figures["tau"] = figcache.cached("np.tau", run, lambda: figs.tau_area(
+        h, names, f"Pareto weights τ over iterations: {label}"))
     st.plotly_chart(figures["tau"], key=f"{KEY}.tau")
-    figures["per_class"] = figs.class_objectives(h, names, f"Per-class objectives J_l: {label}")
+    figures["per_class"] = figcache.cached("np.per_class", run, lambda: figs.class_objectives(
+        h, names, f"Per-class objectives J_l: {label}"))
     st.plotly_chart(figures["per_class"], key=f"{KEY}.jl")
     st.markdown("**Radar of the per-class objectives (Fig. A.4)**: NPSVC++ against a run with fixed uniform τ "
                 "(DTWSVN for the deep model, TWSVM or LSTSVM for the kernel one).")
@@ -139,7 +146,8 @@ def pareto_tab(problem, results, labels, histories) -> dict:
     row = c2.slider("iteration / epoch", 0, max(rows - 1, 1), max(rows - 1, 0), key=f"{KEY}.radar_epoch")
     log = c3.toggle("log axis", value=True, key=f"{KEY}.radar_log")
     if pair:
-        figures["radar"] = figs.radar({k: histories[k] for k in pair}, labels, names, row, log)
+        figures["radar"] = figcache.cached("np.radar", (figcache.shown({k: results[k] for k in pair}), labels, row, log),
+                                           lambda: figs.radar({k: histories[k] for k in pair}, labels, names, row, log))
         st.plotly_chart(figures["radar"], key=f"{KEY}.radar")
     return figures
 
@@ -152,19 +160,25 @@ def features_tab(problem, results, labels, run_keys) -> dict:
     how = c2.radio("Projection", ["PCA", "t-SNE"], horizontal=True, key=f"{KEY}.feat_how",
                    help="t-SNE (seed 0, perplexity 30) takes a few seconds; results are cached")
     limit = c3.slider("points", 50, 1000, 400, 50, key=f"{KEY}.feat_n", help="training rows embedded")
-    rows = np.random.default_rng(0).permutation(problem.n_train)[:limit]
-    codes = problem.y_train[rows]
-    raw = problem.X_train[rows]
-    learned, what = learned_features(problem, labels[label], results[label])
+    figures.update(figcache.cached("np.features", (figcache.shown({label: results[label]}), run_keys[label], how,
+                                                   limit), lambda: embeddings(problem, labels[label], results[label],
+                                                                              run_keys[label], how, limit)))
     left, right = st.columns(2)
-    axis = "t-SNE" if how == "t-SNE" else "PC"
-    figures["raw"] = figs.embedding_figure(embed(f"raw:{run_keys[label]}:{limit}", how, raw), codes,
-                                           class_names(problem), f"{how} of the raw features φ(x) (Fig. 3a)", axis)
-    figures["learned"] = figs.embedding_figure(embed(f"learned:{run_keys[label]}:{limit}", how, learned[rows]),
-                                               codes, class_names(problem), f"{how} of {what} (Fig. 3b)", axis)
     left.plotly_chart(figures["raw"], key=f"{KEY}.raw")
     right.plotly_chart(figures["learned"], key=f"{KEY}.learned")
     return figures
+
+
+def embeddings(problem, method: str, result, run_key: str, how: str, limit: int) -> dict:
+    """The raw and the learned features of ``limit`` training rows, projected by PCA or t-SNE (Fig. 3)."""
+    rows = np.random.default_rng(0).permutation(problem.n_train)[:limit]
+    codes = problem.y_train[rows]
+    learned, what = learned_features(problem, method, result)
+    axis = "t-SNE" if how == "t-SNE" else "PC"
+    return {"raw": figs.embedding_figure(embed(f"raw:{run_key}:{limit}", how, problem.X_train[rows]), codes,
+                                         class_names(problem), f"{how} of the raw features φ(x) (Fig. 3a)", axis),
+            "learned": figs.embedding_figure(embed(f"learned:{run_key}:{limit}", how, learned[rows]), codes,
+                                             class_names(problem), f"{how} of {what} (Fig. 3b)", axis)}
 
 
 def geometry_tab(problem, results, labels) -> dict:
@@ -172,23 +186,30 @@ def geometry_tab(problem, results, labels) -> dict:
         st.info("Decision regions need 2-D data: pick a synthetic set (blobs, moons, crossed lines). "
                 "For crossed lines use the linear kernel without bias, so the planes pass through the crossing.")
         return {}
+    figures = figcache.cached("np.regions", (figcache.shown(results), labels), lambda: regions(problem, results,
+                                                                                               labels))
+    cols = st.columns(2)
+    for i, label in enumerate(results):
+        cols[i % 2].plotly_chart(figures[f"regions {label}"], key=f"{KEY}.reg{i}")
+    cols[len(results) % 2].plotly_chart(figures["regions SVC"], key=f"{KEY}.regsvc")
+    return figures
+
+
+def regions(problem, results, labels) -> dict:
+    """Each run's decision regions on a 90 × 90 grid around the data, and those of an SVC with the same kernel."""
     X = np.r_[problem.X_train, problem.X_test]
     lo, hi = X.min(0) - 0.5, X.max(0) + 0.5
     xs, ys = np.linspace(lo[0], hi[0], 90), np.linspace(lo[1], hi[1], 90)
     grid = np.array(np.meshgrid(xs, ys)).reshape(2, -1).T
     names = class_names(problem)
     figures = {}
-    panels = [(label, labels[label], r) for label, r in results.items()]
-    svc, _, _ = fit_svc(problem)
-    cols = st.columns(2)
-    for i, (label, method, r) in enumerate(panels):
-        codes, scores = grid_predictions(problem, method, r, grid)
+    for label, r in results.items():
+        codes, scores = grid_predictions(problem, labels[label], r, grid)
         figures[f"regions {label}"] = figs.regions_figure(xs, ys, codes, scores, problem.X_train, problem.y_train,
                                                           names, f"{label}: regions and hyperplanes f_l = 0")
-        cols[i % 2].plotly_chart(figures[f"regions {label}"], key=f"{KEY}.reg{i}")
+    svc, _, _ = fit_svc(problem)
     figures["regions SVC"] = figs.regions_figure(xs, ys, svc.predict(grid), None, problem.X_train, problem.y_train,
                                                  names, "SVC (same kernel): regions")
-    cols[len(panels) % 2].plotly_chart(figures["regions SVC"], key=f"{KEY}.regsvc")
     return figures
 
 
@@ -276,9 +297,9 @@ def data_tab(ds: Dataset, problem: fam.NPSVCProblem) -> None:
     st.markdown(f"{problem.n_train} training rows, {len(problem.y_test)} test rows, {problem.X_train.shape[1]} "
                 f"features, {problem.n_classes} classes; kernel {problem.kernel.name}"
                 + (f" with width t = {problem.kernel.width:.4g}" if problem.kernel.name == "rbf" else "") + ".")
-    fig = ui.base_figure("Training rows per class", "class", "rows")
-    fig.add_bar(x=[str(problem.classes[i]) for i in counts.index], y=counts.to_numpy(), name="rows")
-    st.plotly_chart(fig, key=f"{KEY}.counts")
+    st.plotly_chart(figcache.cached("np.counts", (problem.classes.tolist(), counts.to_dict()), lambda: ui.base_figure(
+        "Training rows per class", "class", "rows").add_bar(x=[str(problem.classes[i]) for i in counts.index],
+                                                            y=counts.to_numpy(), name="rows")), key=f"{KEY}.counts")
     if problem.image_shape is not None:
         cols = st.columns(8)
         for i, col in enumerate(cols):

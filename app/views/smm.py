@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from app import ui
+from app.ui import figcache
 from app.views import _smm_figures as figs
 from app.views._presets import PRESETS
 from solvers import smm
@@ -86,6 +87,18 @@ def sidebar(ds: Dataset):
 
 
 def convergence_tab(results, chosen, labels, tol):
+    shown = (figcache.shown(results), labels, tol)
+    out = figcache.cached("smm.convergence", shown, lambda: convergence_figures(results, labels, tol))
+    for name in ("kkt_time", "kkt_iter", "relobj"):
+        st.plotly_chart(out[name], key=f"{KEY}.{name}")
+    st.dataframe(figcache.cached("smm.summary", shown, lambda: ui.summary_table(results, "kkt")), hide_index=True)
+    if "alm" in out:
+        st.plotly_chart(out["alm"], key=f"{KEY}.alm")
+    return out
+
+
+def convergence_figures(results, labels, tol) -> dict:
+    """η_kkt against time and iterations, the relative objective, and ALM-SNCG's anatomy when it ran."""
     histories = {k: r.history for k, r in results.items()}
     out = {}
     best = min((float(h["objective"].min()) for h in histories.values() if len(h)), default=np.nan)
@@ -101,13 +114,9 @@ def convergence_tab(results, chosen, labels, tol):
                                   title="Relobj (47) against the best objective any run reached",
                                   x_title="solver time [s]", y_title="|obj − obj_best|/(1 + |obj_best|)",
                                   color_keys=labels)
-    for name in ("kkt_time", "kkt_iter", "relobj"):
-        st.plotly_chart(out[name], key=f"{KEY}.{name}")
-    st.dataframe(ui.summary_table(results, "kkt"), hide_index=True)
     alm = next((results[k] for k, m in labels.items() if m == "alm-sncg" and k in results), None)
     if alm is not None and "sigma" in alm.history:
         out["alm"] = figs.alm_anatomy(alm.history)
-        st.plotly_chart(out["alm"], key=f"{KEY}.alm")
     return out
 
 
@@ -117,9 +126,9 @@ def solution_tab(problem, results, labels):
         return out
     label = st.selectbox("Show the solution of", list(results), key=f"{KEY}.show")
     sol = results[label].solution
-    out["sv"] = figs.singular_values(problem, sol, label, labels[label])
-    out["W"] = figs.weight_image(sol, label)
-    out["margins"] = figs.margin_histogram(problem, sol, label)
+    out = figcache.cached("smm.solution", figcache.shown({label: results[label]}), lambda: {
+        "sv": figs.singular_values(problem, sol, label, labels[label]), "W": figs.weight_image(sol, label),
+        "margins": figs.margin_histogram(problem, sol, label)})
     left, right = st.columns(2)
     left.plotly_chart(out["sv"], key=f"{KEY}.sv")
     right.plotly_chart(out["W"], key=f"{KEY}.W")
@@ -197,7 +206,8 @@ def teaching_tab():
     C = ui.choice("C", [1.0, 10.0, 100.0, 1000.0], default=10.0, widget="select_slider", key=f"{KEY}.toy_C",
                   format_func=ui.format_number)
     X, y, W, b, roles = toy_solution(float(C))
-    out = {"toy": figs.toy_figure(X, y, W, b, roles, C), "pie": figs.role_pie(roles)}
+    out = figcache.cached("smm.toy", float(C), lambda: {"toy": figs.toy_figure(X, y, W, b, roles, C),
+                                                        "pie": figs.role_pie(roles)})
     left, right = st.columns([3, 2])
     left.plotly_chart(out["toy"], key=f"{KEY}.toy")
     right.plotly_chart(out["pie"], key=f"{KEY}.pie")
@@ -205,16 +215,25 @@ def teaching_tab():
     return out
 
 
-def data_tab(ds, X, y, X_te):
+def data_tab(ds, X, y, X_te, data_key):
     st.markdown(f"**{ds.name}**: {len(y)} training and {len(X_te)} test samples of {X.shape[1]}×{X.shape[2]} "
                 f"matrices; {int((y > 0).sum())} labelled +1, {int((y < 0).sum())} labelled −1.")
-    cols = st.columns(6)
-    for i, col in enumerate(cols):
+    samples = figcache.cached("smm.samples", data_key, lambda: sample_images(X, y))
+    for i, col in enumerate(st.columns(6)):
+        if i in samples:
+            col.plotly_chart(samples[i], key=f"{KEY}.sample{i}")
+
+
+def sample_images(X, y) -> dict:
+    """The first three training matrices of each class, alternating +1 and −1, by column."""
+    out = {}
+    for i in range(6):
         cls = 1.0 if i % 2 == 0 else -1.0
         idx = np.flatnonzero(y == cls)
         if idx.size > i // 2:
-            col.plotly_chart(figs.weight_image({"W": X[idx[i // 2]]}, f"y = {int(cls):+d}").update_layout(
-                height=220, margin=dict(l=10, r=10, t=40, b=10), showlegend=False), key=f"{KEY}.sample{i}")
+            out[i] = figs.weight_image({"W": X[idx[i // 2]]}, f"y = {int(cls):+d}").update_layout(
+                height=220, margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    return out
 
 
 def algorithm_tab():
@@ -291,7 +310,7 @@ def main() -> None:
     with tabs[3]:
         figures.update(teaching_tab())
     with tabs[4]:
-        data_tab(ds, X, y, X_te)
+        data_tab(ds, X, y, X_te, data_key)
     with tabs[5]:
         algorithm_tab()
     with tabs[6]:

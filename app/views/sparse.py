@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
+from app.ui import figcache
 from app.views._presets import PRESETS
 from app.views._sparse_algorithm import algorithm_tab
 from app.views._sparse_quality import quality_tab
@@ -58,6 +59,19 @@ def summary(results: dict, problem: fam.SparseProblem, test, labels: dict) -> pd
         table["GE PG / method"] = (pg["GE"].iloc[0] / table["GE"]).round(1)
         table["time PG / method"] = (pg["time [s]"].iloc[0] / table["time [s]"].clip(lower=1e-6)).round(1)
     return table
+
+
+def convergence_figure(name: str, histories: dict, results: dict, labels: dict, tol: float):
+    """The Convergence tab's figures: residual vs time and vs gradient evaluations (with the tolerance), the gap."""
+    if name == "objective":
+        return objective_gap(results, labels)
+    x, x_title, title = {"residual_time": ("time", "solver time [s]", "Residual (24) vs time (Figs. 1, 3, 4)"),
+                         "residual_ge": ("grad_evals", "gradient evaluations (GE)",
+                                         "Residual (24) vs gradient evaluations")}[name]
+    fig = ui.line_chart(histories, x, "residual", log_y=True, title=title, x_title=x_title, y_title="residual (24)",
+                        color_keys=labels)
+    x_end = max(float(np.max(t.x)) for t in fig.data)
+    return ui.add_reference(fig, [0.0, x_end], [tol] * 2, "tolerance ε̂")
 
 
 def identified_at(info: dict) -> str:
@@ -167,14 +181,14 @@ def toy_tab() -> None:
         # feature 1 is 1.5× longer, so the first gradient step favours it even when axis 2 fits better
         X = np.array([[1.5, rho], [0.0, np.sqrt(1 - rho * rho)]])
         y = 2.0 * direction
-        paths, keys = toy_paths(fam.SparseProblem(X, y, loss="ls", s=1), steps)
-        st.plotly_chart(toy_figure(X, y, paths, keys), key=f"{KEY}.toy")
+        st.plotly_chart(figcache.cached("sp.toy", (dim, rho, angle, steps), lambda: toy_figure(
+            X, y, *toy_paths(fam.SparseProblem(X, y, loss="ls", s=1), steps))), key=f"{KEY}.toy")
         return
     X = np.linalg.cholesky(np.array([[1.0, rho, rho**2], [rho, 1.0, rho], [rho**2, rho, 1.0]])).T  # XᵀX = Toeplitz
     y = 2.0 * np.r_[direction * 0.8, 0.6]
     s = int(dim[-1])
-    paths, keys = toy_paths(fam.SparseProblem(X, y, loss="ls", s=s), steps)
-    st.plotly_chart(toy_figure_3d(paths, keys, s), key=f"{KEY}.toy3d")
+    st.plotly_chart(figcache.cached("sp.toy3d", (dim, rho, angle, steps), lambda: toy_figure_3d(
+        *toy_paths(fam.SparseProblem(X, y, loss="ls", s=s), steps), s)), key=f"{KEY}.toy3d")
 
 
 def main() -> None:
@@ -221,23 +235,15 @@ def main() -> None:
                          "Algorithm", "Export"], key=f"{KEY}.view")
     figures = {}
     histories = {k: r.history for k, r in results.items()}
+    shown = (figcache.shown(results, jobs), labels, stop["tol"])
     with tabs[0]:
         if results:
-            figures["residual_time"] = ui.line_chart(histories, "time", "residual", log_y=True,
-                                                     title="Residual (24) vs time (Figs. 1, 3, 4)",
-                                                     x_title="solver time [s]", y_title="residual (24)",
-                                                     color_keys=labels)
-            figures["residual_ge"] = ui.line_chart(histories, "grad_evals", "residual", log_y=True,
-                                                   title="Residual (24) vs gradient evaluations",
-                                                   x_title="gradient evaluations (GE)", y_title="residual (24)",
-                                                   color_keys=labels)
-            figures["objective"] = objective_gap(results, labels)
-            for name, fig in figures.items():
-                if name.startswith("residual"):
-                    x_end = max(float(np.max(t.x)) for t in fig.data)
-                    ui.add_reference(fig, [0.0, x_end], [stop["tol"]] * 2, "tolerance ε̂")
-                st.plotly_chart(fig, key=f"{KEY}.{name}")
-            st.dataframe(summary(results, problem, test, labels), hide_index=True)
+            for name in ("residual_time", "residual_ge", "objective"):
+                figures[name] = figcache.cached(f"sp.{name}", shown, lambda name=name: convergence_figure(
+                    name, histories, results, labels, stop["tol"]))
+                st.plotly_chart(figures[name], key=f"{KEY}.{name}")
+            st.dataframe(figcache.cached("sp.summary", (shown, data_key), lambda: summary(
+                results, problem, test, labels)), hide_index=True)
             st.caption(f"L = {problem.L:.4g}, λ = {problem.lam:.3g}, s = {problem.s}, m = {problem.m}, n = {problem.n}. "
                        f"‘*’: the run ended with the residual (24) above ε̂ = {stop['tol']:g}, at the cap of "
                        f"{stop['max_iter']:,} iterations or {stop['time_limit']:g} s, or stalled (GraSP made no more "
@@ -245,14 +251,14 @@ def main() -> None:
                        "iteration of the first Newton step, ‘—’ for a method without Newton steps.")
     with tabs[1]:
         if results:
-            figures["events"] = residual_with_events(results, labels)
-            figures["support"] = support_changes(results, labels)
-            figures["t_steps"] = extrapolation_steps(results, labels)
-            for name in ("events", "support", "t_steps"):
+            for name, build in (("events", residual_with_events), ("support", support_changes),
+                                ("t_steps", extrapolation_steps)):
+                figures[name] = figcache.cached(f"sp.{name}", shown, lambda build=build: build(results, labels))
                 st.plotly_chart(figures[name], key=f"{KEY}.{name}")
     with tabs[2]:
         if results:
-            figures["coefficients"] = coefficients(results, labels, ds.meta.get("w_true"))
+            figures["coefficients"] = figcache.cached("sp.coefficients", (shown, ds.meta["key"]), lambda: coefficients(
+                results, labels, ds.meta.get("w_true")))
             st.plotly_chart(figures["coefficients"], key=f"{KEY}.coef")
             if ds.meta.get("w_true") is not None:
                 truth = set(np.flatnonzero(ds.meta["w_true"]).tolist())
