@@ -2,6 +2,7 @@
 monitor that samples its memory and CPU (the Streamlit process and every process it started)."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import threading
@@ -36,8 +37,9 @@ def wait_healthy(url: str, timeout: float = 120.0) -> None:
 class LectureServer:
     """``with LectureServer(log=path) as server: server.url, server.pid`` (stopped on leaving)."""
 
-    def __init__(self, log: Path | None = None) -> None:
+    def __init__(self, log: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
+        self._env = None if env is None else {**os.environ, **env}
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_path = log
         self._proc: subprocess.Popen | None = None
@@ -49,7 +51,8 @@ class LectureServer:
 
     def __enter__(self) -> "LectureServer":
         out = open(self._log_path, "w") if self._log_path else subprocess.DEVNULL
-        self._proc = subprocess.Popen(command("127.0.0.1", self.port), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        self._proc = subprocess.Popen(command("127.0.0.1", self.port), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                      env=self._env)
         try:
             wait_healthy(self.url)
         except RuntimeError:

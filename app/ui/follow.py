@@ -139,8 +139,8 @@ def lecture_panel(prefix: str) -> None:
     if lecturer_key() is None:
         return
     page = prefix
-    with st.sidebar.expander("Lecture", icon=":material/co_present:",
-                             expanded=bool(st.session_state.get(f"_follow.on.{page}"))):
+    # always drawn with the same arguments: an expander whose arguments change is a new one, closed again
+    with st.sidebar.expander("Lecture", icon=":material/co_present:"):
         if st.session_state.get(UNLOCKED):
             _lead_controls(page)
         else:
