@@ -8,6 +8,7 @@ from app.loadtest.server import LectureServer
 
 from .test_browser import assert_no_exception, wait_for_app
 
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 KEY = "e2e-lecturer-key"
 
 
