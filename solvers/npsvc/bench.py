@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..bench.records import publish
-from ..core import InputError, now, use_clock
+from ..core import InputError, use_clock
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, timed_solve, with_paper
 from .knpsvc import OFFICIAL_MAX_ITER
