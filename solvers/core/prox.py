@@ -52,16 +52,71 @@ def _check_capped(x: np.ndarray, h: float) -> np.ndarray:
     x = np.asarray(x, dtype=float).ravel()
     if not 0 <= h <= x.size:
         raise InputError(f"capped simplex needs 0 <= h <= {x.size}, got h = {h}")
+    if not np.all(np.isfinite(x)):
+        bad = np.flatnonzero(~np.isfinite(x))
+        raise InputError(f"capped simplex projection needs a finite point; entry {bad[0]} is {x[bad[0]]} "
+                         f"({bad.size} of {x.size} entries are not finite); give finite values")
     return x
 
 
-def project_capped_simplex(x: np.ndarray, h: float) -> np.ndarray:
-    """Exact projection onto {v : Σv = h, 0 ≤ v ≤ 1} by sorting the 2q breakpoints.
+def _sum_above(y: np.ndarray, theta: float) -> float:
+    """Σ clip(y − θ, 0, 1). A difference that overflows is ±inf and clips to 1 or 0, which is exact."""
+    with np.errstate(over="ignore"):
+        return float(np.clip(y - theta, 0.0, 1.0).sum())
 
-    The projection is clip(x − θ, 0, 1) with θ the root of the nonincreasing,
-    piecewise-linear g(θ) = Σ clip(x − θ, 0, 1) − h. The breakpoints of g are
-    {x_i} ∪ {x_i − 1}; we evaluate g at all of them at once (O(q log q)), find the
-    segment holding the root and interpolate linearly.
+
+def _capped_simplex_anchor(x: np.ndarray, h: float) -> float:
+    """An entry c = x_j with the threshold θ in [c − 1, c], found by bisection over the sorted entries.
+
+    g(θ) = Σ clip(x − θ, 0, 1) − h is nonincreasing; take j, the first sorted index with g(x_j) ≤ 0 (the
+    largest entry always qualifies: g = −h). If j > 0, g(x_{j−1}) > 0 needs more than h entries above x_{j−1},
+    all of them ≥ x_j, so g(x_j − 1) ≥ (q − j) − h > 0; if j = 0, g(x_0 − 1) = q − h ≥ 0. Each test evaluates g
+    directly, without prefix sums, so no magnitude up to float64's largest can overflow into NaN.
+    """
+    xs = np.sort(x)
+    lo, hi = 0, xs.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _sum_above(x, xs[mid]) <= h:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(xs[lo])
+
+
+def _capped_simplex_threshold(y: np.ndarray, h: float) -> float:
+    """θ with Σ clip(y − θ, 0, 1) = h for 0 < h < q and moderate |y|, from all 2q breakpoints at once.
+
+    The breakpoints of g are {y_i} ∪ {y_i − 1}; g is evaluated at all of them with prefix sums (O(q log q)),
+    then interpolated linearly on the segment holding the root. g at the largest breakpoint is exactly −h < 0,
+    so that segment exists.
+    """
+    q = y.size
+    bps = np.sort(np.concatenate([y - 1.0, y]))
+    ys = np.sort(y)
+    prefix = np.concatenate([[0.0], np.cumsum(ys)])
+    idx_hi = np.searchsorted(ys, bps + 1.0, side="left")  # entries below θ + 1
+    idx_lo = np.searchsorted(ys, bps, side="right")  # entries at or below θ
+    n_full = q - idx_hi  # y_i ≥ θ + 1 contributes 1
+    partial_sum = prefix[idx_hi] - prefix[idx_lo]  # θ < y_i < θ + 1 contributes y_i − θ
+    g = n_full + partial_sum - (idx_hi - idx_lo) * bps - h  # nonincreasing in θ
+    k = int(np.searchsorted(-g, 0.0, side="left"))  # first breakpoint with g ≤ 0
+    if k == 0:
+        return float(bps[0])
+    t0, t1, g0, g1 = bps[k - 1], bps[k], g[k - 1], g[k]
+    return float(t1 if g0 == g1 else t0 + (t1 - t0) * g0 / (g0 - g1))
+
+
+def project_capped_simplex(x: np.ndarray, h: float) -> np.ndarray:
+    """Exact projection onto {v : Σv = h, 0 ≤ v ≤ 1}: clip(x − θ, 0, 1) with θ the root of the nonincreasing,
+    piecewise-linear g(θ) = Σ clip(x − θ, 0, 1) − h.
+
+    Any finite x is handled, up to float64's largest magnitudes: the projection is unchanged by a common shift
+    of x, and entries at or above θ + 1 only count as 1, those at or below θ as 0. So x is shifted by an entry c
+    with θ in [c − 1, c] (``_capped_simplex_anchor``), clipped to [−2, 2] (which keeps every entry on its side
+    of θ − c and θ − c + 1, with a margin for rounding), and the sort-and-interpolate search runs on those
+    moderate values (O(q log q)). Without the shift, entries near 1e300 overflowed the prefix sums into NaN.
+    A non-finite x raises InputError.
     """
     x = _check_capped(x, h)
     q = x.size
@@ -69,25 +124,10 @@ def project_capped_simplex(x: np.ndarray, h: float) -> np.ndarray:
         return np.zeros(q)
     if h == q:
         return np.ones(q)
-    bps = np.sort(np.concatenate([x - 1.0, x]))
-    # g at every breakpoint, vectorised: count entries fully above (x - θ ≥ 1) and partial ones.
-    xs = np.sort(x)
-    prefix = np.concatenate([[0.0], np.cumsum(xs)])
-    n_ge_theta_plus_1 = q - np.searchsorted(xs, bps + 1.0, side="left")  # x_i ≥ θ+1 → contributes 1
-    n_gt_theta = q - np.searchsorted(xs, bps, side="right")  # x_i > θ
-    # partial entries: θ < x_i < θ+1 contribute x_i − θ
-    idx_hi = np.searchsorted(xs, bps + 1.0, side="left")
-    idx_lo = np.searchsorted(xs, bps, side="right")
-    partial_sum = prefix[idx_hi] - prefix[idx_lo]
-    n_partial = n_gt_theta - n_ge_theta_plus_1
-    g = n_ge_theta_plus_1 + partial_sum - n_partial * bps - h  # nonincreasing in θ
-    k = np.searchsorted(-g, 0.0, side="left")  # first breakpoint with g ≤ 0
-    if k == 0:
-        theta = bps[0]
-    else:
-        t0, t1, g0, g1 = bps[k - 1], bps[k], g[k - 1], g[k]
-        theta = t1 if g0 == g1 else t0 + (t1 - t0) * g0 / (g0 - g1)
-    return np.clip(x - theta, 0.0, 1.0)
+    anchor = _capped_simplex_anchor(x, h)
+    with np.errstate(over="ignore"):
+        y = np.clip(x - anchor, -2.0, 2.0)
+    return np.clip(y - _capped_simplex_threshold(y, h), 0.0, 1.0)
 
 
 def project_capped_simplex_bisection(x: np.ndarray, h: float, tol: float = 1e-13, max_iter: int = 200) -> np.ndarray:

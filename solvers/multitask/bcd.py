@@ -169,8 +169,11 @@ def run_bcd(problem: MultiTaskProblem, *, tol: float, max_iter: int, time_limit=
         if step is None:  # the time ran out inside the U-step: keep the last complete iterate
             rec.stop("time_limit")
             break
-        k += 1
         U, b, capped = step
+        if not (np.isfinite(U).all() and np.isfinite(b).all()):  # the U-step overflowed: keep the last iterate
+            rec.stop("diverged")
+            break
+        k += 1
         capped_total += capped
         Z = Point(U, b, m_step(U, problem.eta, problem.h, eq14_method))  # lines 7–9
         F_new = problem.objective(Z)

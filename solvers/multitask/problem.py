@@ -47,6 +47,10 @@ PROBLEM_PARAMS = [
 MEASURE = "grad_map"
 
 
+class IterateOverflow(ArithmeticError):
+    """A step left float64's range (an entry is inf or NaN); the solvers stop with status ``diverged``."""
+
+
 @dataclass
 class Point:
     """Z = (U, b, M) of Eq. (20)."""
@@ -67,6 +71,9 @@ class Point:
 
     def norm(self) -> float:
         return float(np.sqrt(self.dot(self)))
+
+    def is_finite(self) -> bool:
+        return bool(np.isfinite(self.U).all() and np.isfinite(self.b).all() and np.isfinite(self.M).all())
 
 
 @dataclass
@@ -183,7 +190,10 @@ class MultiTaskProblem:
         return self.cache["dual_lipschitz"]
 
     def prox(self, Y: Point, L: float, warm: np.ndarray | None = None) -> tuple[Point, np.ndarray | None]:
-        """argmin_{Z ∈ C} (L/2)‖Z − Y‖² + g(Z). Returns the point and the hinge dual (for warm starts)."""
+        """argmin_{Z ∈ C} (L/2)‖Z − Y‖² + g(Z). Returns the point and the hinge dual (for warm starts).
+        Raises IterateOverflow when Y is not finite (a gradient step that overflowed), before any projection."""
+        if not Y.is_finite():
+            raise IterateOverflow("the gradient step overflowed float64 (inf or NaN entries)")
         M, _, _ = project_trace_box_psd(Y.M, self.h)  # Eq. (75)
         if self.smooth_loss:
             return Point(Y.U, Y.b, M), None
@@ -206,9 +216,13 @@ class MultiTaskProblem:
         return Point(Z.U - grad.U / L, Z.b - grad.b / L, Z.M - grad.M / L)
 
     def grad_map(self, Z: Point) -> float:
-        """‖Z − prox_g(Z − ∇f(Z))‖_F: the optimality measure (zero iff Z is optimal)."""
+        """‖Z − prox_g(Z − ∇f(Z))‖_F: the optimality measure (zero iff Z is optimal); inf when the unit gradient
+        step overflows, which the history recorder reports as ``diverged``."""
         _, grad = self.smooth_value_grad(Z)
-        Z_plus, self._measure_dual = self.prox(self.gradient_step(Z, grad, 1.0), 1.0, self._measure_dual)
+        try:
+            Z_plus, self._measure_dual = self.prox(self.gradient_step(Z, grad, 1.0), 1.0, self._measure_dual)
+        except IterateOverflow:
+            return np.inf
         return Z.minus(Z_plus).norm()
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.linalg import cho_factor
 
 from ..core import HistoryRecorder, Param, Result, fista_next_t, relative_change
-from .problem import MEASURE, MultiTaskProblem, Point
+from .problem import MEASURE, IterateOverflow, MultiTaskProblem, Point
 
 L0_PARAM = Param("L0", 1.0, float, low=0, low_strict=True, log=True, symbol="L_0", ui_range=(1e-3, 1e3),
                  help="initial Lipschitz estimate of the line search (Algorithm 1, line 1)")
@@ -44,16 +44,28 @@ def _is_safe(problem: MultiTaskProblem, M: np.ndarray) -> bool:
 
 
 def _line_search(problem: MultiTaskProblem, S: Point, L: float, warm):
-    """Eq. (36)–(37): returns (Ẑ, f(Ẑ), L, trials, hinge dual, f(S), ∇f(S))."""
+    """Eq. (36)–(37): returns (Ẑ, f(Ẑ), L, trials, hinge dual, D = Ẑ − S). Raises IterateOverflow when f or
+    ∇f at S is not finite: no step length can help then."""
     f_S, grad = problem.smooth_value_grad(S)
+    if not (np.isfinite(f_S) and grad.is_finite()):
+        raise IterateOverflow("f or its gradient at the search point overflowed float64")
     slack = 1e-12 * max(1.0, abs(f_S))  # rounding: near the optimum both sides agree to machine precision
     trials = 0
     while True:
         trials += 1
-        Z_hat, warm = problem.prox(problem.gradient_step(S, grad, L), L, warm)
-        D = Z_hat.minus(S)
-        f_hat = problem.smooth_value(Z_hat)
-        if f_hat <= f_S + grad.dot(D) + 0.5 * L * D.dot(D) + slack or D.dot(D) <= np.finfo(float).eps ** 2:
+        # an overflow in a trial is handled below (a shorter step), not a warning
+        with np.errstate(over="ignore", invalid="ignore"):
+            try:
+                Z_hat, warm = problem.prox(problem.gradient_step(S, grad, L), L, warm)
+            except IterateOverflow:  # the step ∇f/L overflowed: a shorter one, as when (37) fails
+                L *= 2.0
+                continue
+            D = Z_hat.minus(S)
+            f_hat = problem.smooth_value(Z_hat)
+            # an overflowed f(Ẑ) fails (37) even when its right-hand side overflowed too
+            step_sq = D.dot(D)
+            decrease = np.isfinite(f_hat) and f_hat <= f_S + grad.dot(D) + 0.5 * L * step_sq + slack
+        if decrease or step_sq <= np.finfo(float).eps ** 2:
             return Z_hat, f_hat, L, trials, warm, D
         L *= 2.0
 
@@ -84,7 +96,11 @@ def run_proximal_gradient(problem: MultiTaskProblem, *, tol: float, max_iter: in
                 a = 0.0 if halvings >= MAX_HALVINGS else 0.5 * a
         n_guarded += halvings > 0
         S = Z.combine(Z_prev, a)  # Eq. (35)
-        Z_hat, f_hat, L, trials, warm, D = _line_search(problem, S, L, warm)  # lines 7–12
+        try:
+            Z_hat, f_hat, L, trials, warm, D = _line_search(problem, S, L, warm)  # lines 7–12
+        except IterateOverflow:  # ∇f at the search point left float64's range: keep the last finite iterate
+            rec.stop("diverged")
+            break
         n_trials += trials
         F_new = f_hat if problem.smooth_loss else f_hat + problem.loss_sum(Z_hat.U, Z_hat.b)
         Z_prev, Z = Z, Z_hat  # line 13

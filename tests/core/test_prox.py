@@ -1,5 +1,6 @@
 """Property tests for the shared projections and prox maps, each against an independent reference."""
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -59,6 +60,77 @@ def test_capped_simplex_projection_satisfies_the_obtuse_angle_condition(x, h):
     for _ in range(20):  # random feasible points v: ⟨x − p, v − p⟩ ≤ 0
         v = project_capped_simplex(rng.normal(size=6) * 3, h)
         assert (x - p) @ (v - p) <= 1e-7 * (1 + np.abs(x).max())
+
+
+def exact_capped_simplex(x: np.ndarray, h: float) -> np.ndarray:
+    """The projection in exact rational arithmetic (every float is a fraction): the root θ of
+    g(θ) = Σ clip(x − θ, 0, 1) − h on the first breakpoint segment where g turns ≤ 0, by linear interpolation."""
+    X, H = [Fraction(float(v)) for v in x], Fraction(float(h))
+
+    def g(theta: Fraction) -> Fraction:
+        return sum(min(max(v - theta, Fraction(0)), Fraction(1)) for v in X) - H
+
+    bps = sorted(set(X) | {v - 1 for v in X})
+    values = [g(t) for t in bps]
+    k = next(i for i, value in enumerate(values) if value <= 0)
+    theta = bps[0] if k == 0 else bps[k - 1] + (bps[k] - bps[k - 1]) * values[k - 1] / (values[k - 1] - values[k])
+    return np.array([float(min(max(v - theta, Fraction(0)), Fraction(1))) for v in X])
+
+
+# Adversarial entries: ties (a small pool repeated), magnitudes from subnormal to float64's largest, and
+# neighbours that differ by less than the cap 1.
+HUGE = st.floats(1e290, 1.7976931348623157e308).flatmap(lambda v: st.sampled_from([v, -v]))
+TINY = st.floats(-1e-300, 1e-300, allow_subnormal=True)
+MODERATE = st.floats(-3.0, 3.0)
+adversarial_vectors = st.lists(st.one_of(HUGE, TINY, MODERATE), min_size=1, max_size=4).flatmap(
+    lambda pool: st.lists(st.sampled_from(pool), min_size=1, max_size=10)).map(np.array)
+
+
+def levels(q: int):
+    """h at 0, at q, integers and fractions between, and within rounding of the ends."""
+    return st.one_of(st.just(0), st.just(q), st.integers(0, q), st.floats(0, q),
+                     st.sampled_from([min(1e-12, q), max(q - 1e-12, 0.0)]))
+
+
+@settings(max_examples=250, deadline=None)
+@given(adversarial_vectors, st.data())
+def test_capped_simplex_is_exact_on_adversarial_inputs(x, data):
+    h = data.draw(levels(x.size))
+    p = project_capped_simplex(x, h)
+    np.testing.assert_allclose(p, exact_capped_simplex(x, h), rtol=0, atol=1e-12 * x.size)
+    assert np.all(p >= 0) and np.all(p <= 1)
+    assert abs(p.sum() - h) <= 1e-12 * x.size
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(TINY, MODERATE, st.floats(-1e6, 1e6)), min_size=1, max_size=4).flatmap(
+    lambda pool: st.lists(st.sampled_from(pool), min_size=1, max_size=10)).map(np.array), st.data())
+def test_capped_simplex_matches_bisection_with_ties_and_tiny_values(x, data):
+    # bisection on θ itself is accurate to ulp(θ) · q, so its inputs stay where that is far below the tolerance
+    h = data.draw(levels(x.size))
+    np.testing.assert_allclose(project_capped_simplex(x, h), project_capped_simplex_bisection(x, h), rtol=0,
+                               atol=1e-8)
+
+
+def test_capped_simplex_at_magnitudes_near_1e300():
+    # a diverging multitask iterate: the old prefix sums overflowed to NaN and the breakpoint search ran past
+    # the last index (IndexError), and equal huge entries came back all zero instead of sharing h
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        q = int(rng.integers(1, 30))
+        x = rng.standard_normal(q) * 10.0 ** rng.uniform(250, 308)
+        h = float(rng.uniform(0, q))
+        p = project_capped_simplex(x, h)
+        np.testing.assert_allclose(p, exact_capped_simplex(x, h), rtol=0, atol=1e-12 * q)
+    np.testing.assert_allclose(project_capped_simplex(np.full(30, 1e300), 3), 0.1, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(project_capped_simplex(np.array([1.7e308, -1.7e308, 1.7e308 - 2e292]), 1.5),
+                               [1.0, 0.0, 0.5], rtol=0, atol=1e-15)
+
+
+def test_capped_simplex_refuses_a_non_finite_point():
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(InputError, match="finite"):
+            project_capped_simplex(np.array([0.2, bad, 0.5]), 1)
 
 
 def test_capped_simplex_ties_and_extremes():

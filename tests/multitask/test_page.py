@@ -80,6 +80,17 @@ def test_extreme_sliders():
     assert_clean(at)
 
 
+def test_largest_generator_noise_runs_clean():
+    # a random widget walk set the generator's noise to its largest value, 1e100 (everything else at the defaults):
+    # APG raised IndexError in the capped-simplex projection at iteration 32 and the page logged "run APG failed"
+    at = open_page("multitask", run=False)
+    at.query_params["mt.data.gen.multitask-subspace.noise"] = "1e100"
+    at.run()
+    assert_clean(at)
+    assert at.select_slider(key="mt.data.gen.multitask-subspace.noise").value == 1e100
+    assert {"APG", "BCD"} <= trace_names(at)
+
+
 def test_digits_draws_theta_images():
     at = open_page("multitask", run=False)
     at.query_params["mt.data.generator"] = "multitask-digits"
