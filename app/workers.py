@@ -209,7 +209,7 @@ class WorkerPool:
             return [w.proc.pid for w in self._workers]
 
     def wait_ready(self, timeout: float) -> bool:
-        """True once every worker has started (imported the solvers)."""
+        """True once every worker process is up and listening (its preloading may go on)."""
         end = time.monotonic() + timeout
         with self._changed:
             while not all(w.ready for w in self._workers):

@@ -57,7 +57,12 @@ def _put(store: OrderedDict, key: str, result: Result) -> None:
             store.popitem(last=False)
 
 
-@st.cache_resource
+def _close_pool(pool: WorkerPool | None) -> None:
+    if pool is not None:
+        pool.close()
+
+
+@st.cache_resource(show_spinner=False, on_release=_close_pool)  # a cleared cache stops its worker processes
 def _worker_pool() -> WorkerPool | None:
     """The server's worker processes (None: run in this process). A finished run lands in the run store even
     when every session that asked for it has moved on."""
