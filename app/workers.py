@@ -99,6 +99,7 @@ class Status:
 
     key: str
     label: str
+    seq: int  # the run's number in this pool: a key started again after a cancel is another run
     state: str
     rows: list  # every row so far
     result: Any
@@ -322,7 +323,7 @@ class WorkerPool:
     def _statuses(self, flights: list[Flight]) -> list[Status]:
         with self._lock:
             places = {id(f): i + 1 for i, f in enumerate(self._queue)}
-            return [Status(f.key, f.label, f.state, list(f.rows), f.result, f.error, places.get(id(f)))
+            return [Status(f.key, f.label, f.seq, f.state, list(f.rows), f.result, f.error, places.get(id(f)))
                     for f in flights]
 
     def queue_length(self) -> int:

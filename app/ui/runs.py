@@ -270,7 +270,7 @@ def run_live(jobs: Sequence[Job], spec: LiveSpec, *, key: str, execute: bool) ->
     if pool is None:
         outcomes = _run_here(pending, view)
     else:
-        outcomes = _run_in_workers(pool, session, pending, view)
+        outcomes = _run_in_workers(pool, session, pending, view, [job for job in jobs if job not in pending])
     for job in pending:
         outcome = outcomes.get(job.label)
         if isinstance(outcome, Result):
@@ -300,22 +300,46 @@ class _LiveView:
         end, cost = self._last_draw
         return time.perf_counter() - end >= max(REFRESH_SECONDS, cost * (1 - DRAW_SHARE) / DRAW_SHARE)
 
-    def draw(self, rows: dict[str, list[dict]], done: float, text: str) -> None:
+    def draw(self, rows: dict[str, list[dict]], done: float, text: str, shared: Any = None) -> None:
+        """Redraw with ``rows`` (per label). ``shared``: what identifies the chart's whole content across
+        sessions, when it can (runs in workers): a class following the same runs builds each frame once."""
         start = time.perf_counter()
         for label, label_rows in rows.items():
             if label_rows:
                 self.live[label] = pd.DataFrame(label_rows)
         self.bar.progress(min(done, 1.0), text=text)
         spec = self.spec
-        self.chart.plotly_chart(line_chart(self.live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
-                                           y_title=spec.y_title, log_y=spec.log_y, color_keys=self.colors,
-                                           ghost=False), key=f"{self.key}.live{self._draws}")
+
+        def build() -> Any:
+            return line_chart(self.live, spec.x, spec.y, title=spec.title, x_title=spec.x_title,
+                              y_title=spec.y_title, log_y=spec.log_y, color_keys=self.colors, ghost=False)
+
+        figure = build() if shared is None else _shared_live_figure((shared, spec, sorted(self.colors.items())), build)
+        self.chart.plotly_chart(figure, key=f"{self.key}.live{self._draws}")
         self._draws += 1
         end = time.perf_counter()
         self._last_draw = (end, end - start)
 
 
 Outcome = Result | tuple[str, str] | None  # a result, (kind, message) of a failure, or None (cancelled)
+LIVE_FIGURES = 64  # recent live frames shared by the sessions following the same runs
+_live_figures: OrderedDict = OrderedDict()
+
+
+def _shared_live_figure(identity: Any, build: Callable[[], Any]) -> Any:
+    """The live frame for ``identity``, built (and serialised, app/ui/figcache.py) by the first session to ask."""
+    from .figcache import prepare  # figcache imports this module
+
+    key = config_key(identity)
+    with _store_lock:
+        hit = _live_figures.get(key)
+    if hit is None:
+        hit = prepare(build())
+        with _store_lock:
+            _live_figures[key] = hit
+            while len(_live_figures) > LIVE_FIGURES:
+                _live_figures.popitem(last=False)
+    return hit
 
 
 def _run_here(pending: Sequence[Job], view: _LiveView) -> dict[str, Outcome]:
@@ -345,7 +369,8 @@ def _run_here(pending: Sequence[Job], view: _LiveView) -> dict[str, Outcome]:
     return outcomes
 
 
-def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view: _LiveView) -> dict[str, Outcome]:
+def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view: _LiveView,
+                    cached: Sequence[Job]) -> dict[str, Outcome]:
     """Hand the jobs to the worker pool and follow them: the place in the queue while waiting, the live chart
     from the rows the workers send. Stop or a change of settings reruns the script, which leaves this loop at
     its next bar update; a rerun keeps the runs for a while (it may ask for them again), a closed tab does not.
@@ -360,9 +385,16 @@ def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view
                 break
             done, text = _pool_progress(statuses, view.spec, pool.size)
             view.live.update({s.label: s.result.history for s in statuses if s.state == DONE})
+            for s in statuses:
+                if s.state in (FAILED, CANCELLED):
+                    view.live.pop(s.label, None)
             rows = sum(len(s.rows) for s in statuses)
             if rows > drawn and view.due():
-                view.draw({s.label: s.rows for s in statuses if s.state == RUNNING}, done, text)
+                # the chart's content: stored runs by their keys, a run in flight by its number and rows so far
+                shared = ([(job.label, job.key) for job in cached],
+                          [(s.label, s.seq, "done" if s.state == DONE else len(s.rows) if s.state == RUNNING else 0)
+                           for s in statuses])
+                view.draw({s.label: s.rows for s in statuses if s.state == RUNNING}, done, text, shared)
                 drawn = rows
             else:
                 view.bar.progress(min(done, 1.0), text=text)  # also where a rerun or a closed tab interrupts

@@ -24,7 +24,7 @@ def test_a_solvers_own_progress_column_wins_and_is_clipped():
 def status(label, state, rows=(), place=None):
     from app.workers import Status
 
-    return Status(key=label, label=label, state=state, rows=list(rows), result=None, error=None, place=place)
+    return Status(key=label, label=label, seq=0, state=state, rows=list(rows), result=None, error=None, place=place)
 
 
 def test_runs_in_workers_share_the_bar_and_say_which_iteration_runs():
@@ -43,3 +43,22 @@ def test_a_session_waiting_for_a_worker_sees_its_place_in_the_queue():
     done, text = _pool_progress(statuses, spec(max_iter=100), workers=2)
     assert done == 0.0
     assert "number 4 in the queue" in text and "All 2 solver processes are busy" in text and "Stop" in text
+
+
+def test_sessions_following_the_same_runs_share_each_live_frame():
+    """A class watching one run in a worker: the frame for a given number of rows is built once, not per student."""
+    import plotly.graph_objects as go
+
+    from app.ui.runs import _shared_live_figure
+
+    builds = []
+
+    def build():
+        builds.append(1)
+        return go.Figure(go.Scatter(x=[0, 1], y=[1.0, 0.5]))
+
+    first = _shared_live_figure(("run 7", 120), build)
+    again = _shared_live_figure(("run 7", 120), build)
+    assert again is first and len(builds) == 1
+    _shared_live_figure(("run 7", 180), build)  # new rows: a new frame
+    assert len(builds) == 2
