@@ -10,22 +10,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import secrets
 import sys
 import time
 from pathlib import Path
 
 from .classroom import SCENARIOS, run_class
+from .following import run_follow
 from .lessons import PAGES, drag_links, lesson_links
 from .protocol import Student
-from .report import build, markdown
+from .report import build, follow_report, markdown
 from .server import LectureServer, Monitor, server_pid
+from app.ui.follow import KEY_ENV
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m app.loadtest", description=__doc__.split("\n\n")[0])
     p.add_argument("--students", type=int, default=10, help="simulated students (websocket clients)")
     p.add_argument("--page", default="foundations", choices=[*PAGES, "all"], help="the page, or every page in turn")
-    p.add_argument("--scenario", default="lecture", choices=SCENARIOS)
+    p.add_argument("--scenario", default="lecture", choices=[*SCENARIOS, "follow"],
+                   help="follow: a lecturer leads the page and every student follows it (follow mode)")
+    p.add_argument("--lecturer-key", default=secrets.token_hex(8),
+                   help="follow: the server's OPTLAB_LECTURER_KEY (default: a new one, for the server started here)")
     p.add_argument("--steps", type=int, default=5, help="links each student steps through after opening the page")
     p.add_argument("--url", help="a running server (default: start one here)")
     p.add_argument("--pid", type=int, help="the running server's process id, for its RSS and CPU (default: the "
@@ -46,7 +52,20 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+async def follow_page(url: str, pid: int | None, page: str, args: argparse.Namespace) -> dict:
+    monitor = Monitor(pid).start() if pid else None
+    result = await run_follow(url, page, args.students, args.steps, args.lecturer_key, spread=args.spread,
+                              timeout=args.timeout, cpu=(lambda: monitor.sample().cpu) if monitor else None)
+    if monitor:
+        monitor.stop()
+    config = {"page": page, "scenario": "follow", "students": args.students, "steps": args.steps, "url": url,
+              "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    return follow_report(config, result, monitor.samples if monitor else [])
+
+
 async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespace) -> dict:
+    if args.scenario == "follow":
+        return await follow_page(url, pid, page, args)
     # the lecturer opens the page before the class does: the server has imported it and the RSS the report starts
     # from is that of a server showing the page, not of one that has run nothing yet
     async with Student(url, page, timeout=args.timeout) as lecturer:
@@ -85,7 +104,7 @@ async def main_async(args: argparse.Namespace) -> list[dict]:
 
     if args.url:
         return await each_page(args.url.rstrip("/"), args.pid or server_pid(args.url))
-    with LectureServer(log=args.server_log) as server:
+    with LectureServer(log=args.server_log, env={KEY_ENV: args.lecturer_key}) as server:
         return await each_page(server.url, server.pid)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import parse_qs, urlsplit
 
@@ -68,9 +68,8 @@ async def visit(student: Student, query: str, page: str) -> tuple[PageRun, bool]
     if not (run.ok and run.needs_run and run_key in run.buttons):
         return run, False
     second = await student.press(run.buttons[run_key])
-    return PageRun(run.seconds + second.seconds, second.status, run.exceptions + second.exceptions,
-                   run.errors + second.errors, second.share_link, second.needs_run, second.buttons, second.sliders,
-                   second.detail, run.query), True
+    return replace(second, seconds=run.seconds + second.seconds, exceptions=run.exceptions + second.exceptions,
+                   errors=run.errors + second.errors, query=run.query), True
 
 
 async def one_student(url: str, page: str, scenario: str, number: int, steps: int, *, delay: float,

@@ -36,6 +36,8 @@ class PageRun:
     needs_run: bool = False  # the page waits for its Run button
     buttons: dict[str, str] = field(default_factory=dict)  # widget key → widget id
     sliders: dict[str, list[float]] = field(default_factory=dict)  # widget key → the value a plain slider shows
+    toggles: dict[str, str] = field(default_factory=dict)  # widget key → widget id (toggles and checkboxes)
+    full: bool = False  # the whole page ran (not only a fragment)
     detail: str = ""  # why it failed
     query: str = ""  # the link's query string this run was asked for
 
@@ -58,6 +60,10 @@ class Student:
         self.page = page
         self.timeout = timeout
         self.query = ""  # the URL's query string as the student's browser would show it
+        self.fragments: dict[str, float] = {}  # fragment id → seconds between the reruns the page asked for
+        self.page_hash = ""  # the page's script hash, from the server's new_session message (fragment reruns name it)
+        self.switched: dict[str, bool] = {}  # toggles this student switched: sent with every later run, as a browser
+        # sends the state of every widget (a widget the request leaves out is back at its default)
         self._ws = None
 
     async def __aenter__(self) -> "Student":
@@ -90,7 +96,16 @@ class Student:
         """Press a button (its widget id from ``PageRun.buttons``), as a click does."""
         return await self._run(self.query, trigger=widget_id)
 
-    async def _run(self, query: str, trigger: str | None = None) -> PageRun:
+    async def toggle(self, widget_id: str, value: bool) -> PageRun:
+        """Switch a toggle or checkbox (its widget id from ``PageRun.toggles``)."""
+        return await self._run(self.query, switch=(widget_id, value))
+
+    async def fragment(self, fragment_id: str) -> PageRun:
+        """The timed rerun of a fragment (``st.fragment(run_every=...)``) that the browser sends on its own."""
+        return await self._run(self.query, fragment_id=fragment_id)
+
+    async def _run(self, query: str, trigger: str | None = None, switch: tuple[str, bool] | None = None,
+                   fragment_id: str | None = None) -> PageRun:
         msg = BackMsg()
         msg.rerun_script.query_string = query
         msg.rerun_script.page_name = self.page
@@ -99,6 +114,15 @@ class Student:
             state = msg.rerun_script.widget_states.widgets.add()
             state.id = trigger
             state.trigger_value = True
+        if switch is not None:
+            self.switched[switch[0]] = switch[1]
+        for widget_id, value in self.switched.items():
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.bool_value = widget_id, value
+        if fragment_id is not None:
+            msg.rerun_script.page_script_hash = self.page_hash
+            msg.rerun_script.fragment_id = fragment_id
+            msg.rerun_script.is_auto_rerun = True
         start = time.perf_counter()
         run = PageRun(0.0, "finished", query=query)
         try:
@@ -123,10 +147,16 @@ class Student:
                 self._read_delta(fwd.delta, run)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session":
+                self.page_hash = fwd.new_session.page_script_hash or self.page_hash
+            elif kind == "auto_rerun":
+                self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "script_finished":
-                if fwd.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                status = fwd.script_finished
+                if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     run.status, run.detail = "failed", "the page did not compile"
-                if fwd.script_finished != ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                run.full = status == ForwardMsg.FINISHED_SUCCESSFULLY
+                if status != ForwardMsg.FINISHED_EARLY_FOR_RERUN:  # a rerun the page asked for (st.rerun) follows
                     return
 
     @staticmethod
@@ -146,5 +176,7 @@ class Student:
             run.share_link = element.code.code_text
         elif kind == "button":
             run.buttons[_widget_key(element.button.id)] = element.button.id
+        elif kind == "checkbox":
+            run.toggles[_widget_key(element.checkbox.id)] = element.checkbox.id
         elif kind == "slider" and not element.slider.options and element.slider.set_value:
             run.sliders[_widget_key(element.slider.id)] = list(element.slider.value)

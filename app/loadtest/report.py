@@ -84,6 +84,8 @@ def _cell(stats: dict[str, Any], name: str) -> str:
 
 def markdown(report: dict[str, Any]) -> str:
     """One row per group of students (all, or per role, and the browsers), then the server's line."""
+    if report["config"]["scenario"] == "follow":
+        return follow_markdown(report)
     c = report["config"]
     rows = [("all students", report["steps"], report["first_load"])]
     rows += [(f"{role} students", v["steps"], v["first_load"]) for role, v in report.get("by_role", {}).items()]
@@ -108,4 +110,32 @@ def markdown(report: dict[str, Any]) -> str:
                      + (f", {srv['rss_after_close_mb']} MB after the sessions closed" if "rss_after_close_mb" in srv
                         else "")
                      + f"; {srv['cpu_seconds']} CPU s in {srv['wall_seconds']} s ({srv['busy_cores']} cores busy).")
+    return "\n".join(lines)
+
+
+def follow_report(config: dict[str, Any], result: dict[str, Any], samples: Sequence[Sample]) -> dict[str, Any]:
+    """The follow scenario's report, with the keys ``main`` reads (steps finished = followers in sync at the end)."""
+    report = {"config": config, **{k: v for k, v in result.items() if k != "latencies"},
+              "follow_latency": percentiles(result["latencies"]),
+              "steps_finished": result["in_sync_at_end"], "steps_expected": result["followers"],
+              "failures": result["failures"] + result["lecturer_failures"],
+              "server": server_summary(samples, None)}
+    return report
+
+
+def follow_markdown(report: dict[str, Any]) -> str:
+    lat, srv = report["follow_latency"], report.get("server")
+    lines = [f"**follow**, {report['followers']} students follow the lecturer through {report['lecturer_steps']} "
+             f"steps on {report['config']['page']}", "",
+             "| follow latency | n | p50 | p95 | p99 | max |", "|---|---|---|---|---|---|",
+             f"| lecturer's run end → student's run end | {lat['n']} | {_cell(lat, 'p50')} | {_cell(lat, 'p95')} | "
+             f"{_cell(lat, 'p99')} | {_cell(lat, 'max')} |", "",
+             f"Students showing the lecturer's last configuration at the end: {report['in_sync_at_end']}/"
+             f"{report['followers']}; changes a student never showed {report['missed_changes']}; checks "
+             f"{report['checks']}; failures {len(report['failures'])}."]
+    if report.get("quiet_cores_busy") is not None:
+        lines.append(f"Following with nothing changing keeps {report['quiet_cores_busy']} cores busy.")
+    if srv:
+        lines.append(f"Server: RSS {srv['rss_start_mb']} → peak {srv['rss_peak_mb']} MB; {srv['cpu_seconds']} CPU s "
+                     f"in {srv['wall_seconds']} s ({srv['busy_cores']} cores busy).")
     return "\n".join(lines)
