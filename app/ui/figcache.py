@@ -2,7 +2,7 @@
 
 A page asks for a figure with ``cached(name, key, build)``: ``key`` holds everything the figure depends on (the
 configuration keys of the runs it shows, the page's display settings); ``build()`` returns a ``go.Figure``, a
-dict of them, or None. The first call builds it, raises its fonts (``theme.readable``), and keeps it as a
+dict of them, or None. The first call builds it, raises its fonts (``theme.readable_dict``), and keeps it as a
 ``PreparedFigure``: Plotly's own dict of the figure together with its JSON. Every session shares the store
 (``st.cache_resource``, least recently used dropped first), so forty students on one configuration build it once.
 
@@ -27,7 +27,7 @@ import streamlit as st
 
 from .charts import GHOST_RECORDS, curves_digest, ghost_traces, remember
 from .runs import config_key
-from .theme import font_sizes, readable
+from .theme import font_sizes, readable_dict
 
 STORE_SIZE = 400  # figures (≈ 20–300 kB each): a lesson's configurations of every page
 BUILDS: Counter = Counter()  # figure name → times built in this process (tests read it; a hit adds nothing)
@@ -44,7 +44,7 @@ class PreparedFigure(dict):
 
 def prepare(fig: go.Figure) -> PreparedFigure:
     """The figure with the lab's fonts, as a dict and as JSON (trace uids dropped, as Streamlit drops them)."""
-    figure = readable(fig).to_dict()
+    figure = readable_dict(fig.to_dict())
     return PreparedFigure(figure, plotly.io.to_json(figure, validate=False))
 
 

@@ -101,7 +101,47 @@ def readable(fig: go.Figure) -> go.Figure:
     each ``update_layout`` costs 10–80 ms of validation on the loaded machine.
     """
     sizes = font_sizes()
-    layout = fig.layout.to_plotly_json()
+    update = _changes(_wanted(fig.layout.to_plotly_json(), sizes))
+    if update:
+        fig.update_layout(update)
+    for trace in fig.data:
+        if trace.type in COLORBAR_TRACES:
+            change = _changes(_colorbar(trace.colorbar.to_plotly_json() if trace.colorbar is not None else None,
+                                        sizes))
+            if change:
+                trace.update(colorbar=change)
+    return fig
+
+
+def readable_dict(figure: dict[str, Any]) -> dict[str, Any]:
+    """``readable`` for a figure already turned into Plotly's dict (``fig.to_dict()``), in place; returns it.
+
+    The same changes, merged into the dict: no Plotly validation (an ``update_layout`` costs 10–80 ms here), for
+    figures kept serialised (app/ui/figcache.py).
+    """
+    sizes = font_sizes()
+    layout = figure.setdefault("layout", {})
+    _merge(layout, _changes(_wanted(layout, sizes)))
+    for trace in figure.get("data") or []:
+        if trace.get("type") in COLORBAR_TRACES:
+            change = _changes(_colorbar(trace.get("colorbar"), sizes))
+            if change:
+                _merge(trace.setdefault("colorbar", {}), change)
+    return figure
+
+
+def _merge(target: dict[str, Any], changes: dict[str, Any]) -> None:
+    """Nested ``changes`` written into ``target`` (what ``update_layout`` does with a nested dict)."""
+    for name, value in changes.items():
+        if isinstance(value, dict) and isinstance(target.get(name), dict):
+            _merge(target[name], value)
+        else:
+            target[name] = value
+
+
+def _wanted(layout: dict[str, Any], sizes: dict[str, int]) -> dict[str, Any]:
+    """The font changes ``layout`` (explicit values only, as ``to_plotly_json`` gives them) needs, None where
+    it needs none."""
     hover_size = ((layout.get("hoverlabel") or {}).get("font") or {}).get("size") or 0
     wanted: dict[str, Any] = {
         "font": _font(layout.get("font"), sizes["tick"]),
@@ -118,16 +158,7 @@ def readable(fig: go.Figure) -> go.Figure:
                         "title": {"font": _font((axis.get("title") or {}).get("font"), sizes["title"])}}
     if "coloraxis" in layout:
         wanted["coloraxis"] = {"colorbar": _colorbar((layout["coloraxis"] or {}).get("colorbar"), sizes)}
-    update = _changes(wanted)
-    if update:
-        fig.update_layout(update)
-    for trace in fig.data:
-        if trace.type in COLORBAR_TRACES:
-            change = _changes(_colorbar(trace.colorbar.to_plotly_json() if trace.colorbar is not None else None,
-                                        sizes))
-            if change:
-                trace.update(colorbar=change)
-    return fig
+    return wanted
 
 
 def _colorbar(current: dict | None, sizes: dict[str, int]) -> dict[str, Any]:

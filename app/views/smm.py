@@ -218,7 +218,7 @@ def teaching_tab():
 def data_tab(ds, X, y, X_te, data_key):
     st.markdown(f"**{ds.name}**: {len(y)} training and {len(X_te)} test samples of {X.shape[1]}×{X.shape[2]} "
                 f"matrices; {int((y > 0).sum())} labelled +1, {int((y < 0).sum())} labelled −1.")
-    samples = figcache.cached("smm.samples", data_key, lambda: sample_images(X, y))
+    samples = figcache.cached("smm.samples", data_key, lambda: sample_images(X, y))  # the data's, not C's or τ's
     for i, col in enumerate(st.columns(6)):
         if i in samples:
             col.plotly_chart(samples[i], key=f"{KEY}.sample{i}")
@@ -310,7 +310,7 @@ def main() -> None:
     with tabs[3]:
         figures.update(teaching_tab())
     with tabs[4]:
-        data_tab(ds, X, y, X_te, data_key)
+        data_tab(ds, X, y, X_te, [ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"]])
     with tabs[5]:
         algorithm_tab()
     with tabs[6]:

@@ -52,20 +52,40 @@ def draw_both_ways():
     theme.install()
     figcache.install()
 
-    def figure():
-        fig = go.Figure(go.Scatter(x=[0.0, 1.0, 2.0], y=[3.0, float("nan"), 1e-300], name="run"))
-        fig.update_layout(title="t", xaxis=dict(title="x"))
-        return fig
+    from plotly.subplots import make_subplots
 
-    st.plotly_chart(figure(), key="plain")
-    st.plotly_chart(figcache.prepare(figure()), key="prepared")
+    from app import ui
+
+    def figures():
+        """Unset fonts, a heatmap's colorbar, subplots' axes, and one with the lab's layout and a small legend."""
+        bare = go.Figure(go.Scatter(x=[0.0, 1.0, 2.0], y=[3.0, float("nan"), 1e-300], name="run"))
+        bare.update_layout(title="t", xaxis=dict(title="x"))
+        grid = make_subplots(rows=1, cols=2)
+        grid.add_trace(go.Heatmap(z=[[1, 2], [3, 4]], colorbar=dict(title="c")), row=1, col=1)
+        grid.add_trace(go.Scatter(x=[1, 2], y=[3, 4]), row=1, col=2)
+        grid.update_layout(xaxis2=dict(tickfont=dict(size=30)), coloraxis=dict(colorscale="Blues"))
+        lab = ui.base_figure("lab", "k", "gap", log_y=True)
+        lab.add_scatter(x=[1, 2], y=[1e-3, 1e-6], name="GD")
+        lab.update_layout(legend=dict(font=dict(size=9)))
+        return [bare, grid, lab]
+
+    st.session_state["present"] = st.session_state.get("present", False)
+    for i, fig in enumerate(figures()):
+        st.plotly_chart(fig, key=f"plain{i}")
+    for i, fig in enumerate(figures()):
+        st.plotly_chart(figcache.prepare(fig), key=f"prepared{i}")
 
 
-def test_a_prepared_figure_reaches_the_browser_as_the_figure_itself():
-    at = AppTest.from_function(draw_both_ways).run()
+@pytest.mark.parametrize("present", [False, True])
+def test_a_prepared_figure_reaches_the_browser_as_the_figure_itself(present):
+    at = AppTest.from_function(draw_both_ways)
+    at.session_state["present"] = present
+    at.run()
     assert not at.exception
-    plain, prepared = (e.proto.spec for e in at.get("plotly_chart"))
-    assert json.loads(plain) == json.loads(prepared)
+    specs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    assert len(specs) == 6
+    assert specs[:3] == specs[3:]
+    assert specs[1]["data"][0]["colorbar"]["tickfont"]["size"] >= 14  # the fonts were raised, not left as given
 
 
 def two_configurations():
