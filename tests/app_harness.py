@@ -1,18 +1,20 @@
 """AppTest helpers every page test reuses.
 
-    from tests.app_harness import open_page, assert_clean, click_run, random_walk, upload
+    from tests.app_harness import open_page, assert_clean, click_run, pick, random_walk, upload
 
     at = open_page("foundations")              # app/views/foundations.py, first run done
     assert_clean(at)                            # no exception element, no st.error
     at.multiselect(key="fd.methods").set_value(["gd"]).run()
     random_walk("foundations", seed=1, steps=10)   # random valid values on every widget; never an exception
-    fuzz("sparse", seed=0, interactions=50)        # timed random interactions (widgets, Run, other buttons)
+    fuzz("sparse", seed=0, interactions=50)        # timed, checked random interactions (widgets, Run, buttons)
+    pick(at.multiselect(key="ml.rules"), ["sphere + linear"])  # options by their shown labels
     upload(at, "fd.data", "bad.csv", b"a,b\n1,2\n")  # the picker's Upload source, then st.error expected
 """
 from __future__ import annotations
 
 import base64
 import json
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[1] / "app"
@@ -70,63 +73,93 @@ def trace_names(at: AppTest) -> set[str]:
     return {t.get("name") for fig in plotly_figures(at) for t in fig.get("data", [])}
 
 
-def _parse_label(label: str) -> Any:
-    for cast in (int, float):
-        try:
-            return cast(label)
-        except ValueError:
-            pass
-    return label
+@dataclass(frozen=True)
+class Shown:
+    """Options picked by the labels the page shows, as a browser sends them (see ``pick``)."""
+
+    labels: tuple[str, ...]
 
 
-def _raw_options(widget: Any) -> list:
-    """The values behind a widget's shown options. AppTest lists the labels that ``format_func`` made, but
-    ``set_value`` wants the values: recover them from the dict (or list) the format function reads."""
-    labels = list(widget.options)
-    fmt = getattr(widget, "format_func", None)
-    if fmt is None:
-        return labels
-    candidates: list = []
-    cells = [c.cell_contents for c in (getattr(fmt, "__closure__", None) or ())]
-    for source in [getattr(fmt, "__self__", None), *cells]:
-        if isinstance(source, (dict, list, tuple)):
-            candidates.extend(source)
-    raw: dict[str, Any] = {}
-    for value in candidates:
-        try:
-            raw.setdefault(str(fmt(value)), value)
-        except Exception:  # noqa: BLE001 (a candidate the format function does not take)
-            continue
-    return [raw.get(label, label) for label in labels]
+def _state_of_shown(widget: Any) -> WidgetState:
+    picked = widget._value
+    if not isinstance(picked, Shown):  # an unsubmitted form masks the pick: the widget's own state
+        return type(widget).__mro__[1]._widget_state.fget(widget)
+    state = WidgetState()
+    state.id = widget.id
+    if type(widget).__mro__[1].__name__ in ("Multiselect", "SelectSlider"):
+        state.string_array_value.data[:] = picked.labels
+    else:
+        state.string_value = picked.labels[0]
+    return state
 
 
-def _random_value(widget: Any, rng: random.Random) -> tuple[bool, Any]:
+_SHOWN_TYPES: dict[type, type] = {}
+
+
+def pick(widget: Any, labels: list[str] | str) -> Any:
+    """Choose a selectbox, radio, select slider or multiselect option by its shown label(s).
+
+    A browser sends the labels the user clicked and the server maps them back to the option values. AppTest's
+    ``set_value`` takes option values instead and formats them with the page's ``format_func``; given a label it
+    only falls back to the label when the format function raises, so a ``dict.get`` format function turns the label
+    into None, which protobuf rejects ("bad argument type for built-in operation"). ``pick`` sends the labels.
+    """
+    labels = (labels,) if isinstance(labels, str) else tuple(labels)
+    unknown = [label for label in labels if label not in widget.options]
+    if unknown:
+        raise ValueError(f"{widget.key}: {unknown} are not among the shown options {widget.options}")
+    base = type(widget)
+    if base not in _SHOWN_TYPES.values():  # the same widget class, sending what ``_state_of_shown`` makes
+        if base not in _SHOWN_TYPES:
+            _SHOWN_TYPES[base] = type(f"Shown{base.__name__}", (base,), {"_widget_state": property(_state_of_shown)})
+        widget.__class__ = _SHOWN_TYPES[base]
+    widget.set_value(Shown(labels))
+    return widget
+
+
+#: what a user may type into a text box (a class name, a pasted link, a key): empty, numbers, words, junk
+TEXTS = ("", " ", "0", "1", "-1", "1e309", "nan", "abc", "ünïcode ✓", "?a=1&b=", "http://", "x" * 300)
+
+
+def _random_change(widget: Any, rng: random.Random) -> Any | None:
+    """Set a random valid value on ``widget`` as a user could; returns what was chosen, or None if nothing."""
     kind = type(widget).__name__
     proto = widget.proto
     if kind == "Slider":
         lo, hi = proto.min, proto.max
         if proto.data_type in (0, 1):  # INT
-            return True, rng.randint(int(lo), int(hi))
-        return True, rng.choice([lo, hi, lo + (hi - lo) * rng.random()])
-    if kind == "SelectSlider":  # AppTest lists the formatted labels; ours are numbers written out
-        return True, _parse_label(rng.choice(widget.options))
-    if kind in ("Selectbox", "Radio"):
-        opts = _raw_options(widget)
-        return True, rng.choice(opts) if opts else None
-    if kind == "Multiselect":
-        opts = _raw_options(widget)
-        most = min(len(opts), proto.max_selections or len(opts))  # the browser stops a user at max_selections
-        return True, rng.sample(opts, rng.randint(1, most)) if opts else []
-    if kind in ("Checkbox", "Toggle"):
-        return True, rng.random() < 0.5
-    if kind == "NumberInput":
+            value = rng.randint(int(lo), int(hi))
+        else:
+            value = rng.choice([lo, hi, lo + (hi - lo) * rng.random()])
+    elif kind in ("SelectSlider", "Selectbox", "Radio"):
+        if not widget.options:
+            return None
+        label = rng.choice(widget.options)
+        pick(widget, label)
+        return label
+    elif kind == "Multiselect":
+        if not widget.options:
+            return None
+        most = min(len(widget.options), proto.max_selections or len(widget.options))  # the browser stops there
+        labels = rng.sample(widget.options, rng.randint(1, most))
+        pick(widget, labels)
+        return labels
+    elif kind in ("Checkbox", "Toggle"):
+        value = rng.random() < 0.5
+    elif kind == "TextInput":
+        value = rng.choice(TEXTS)
+    elif kind == "NumberInput":
         lo = proto.min if proto.has_min else 0
         hi = proto.max if proto.has_max else lo + 100
-        return True, type(widget.value)(rng.choice([lo, hi, lo + (hi - lo) * rng.random()]))
-    return False, None
+        value = type(widget.value)(rng.choice([lo, hi, lo + (hi - lo) * rng.random()]))
+    else:
+        return None
+    widget.set_value(value)
+    return value
 
 
-WALK_KINDS = ("slider", "select_slider", "selectbox", "radio", "multiselect", "checkbox", "toggle", "number_input")
+WALK_KINDS = ("slider", "select_slider", "selectbox", "radio", "multiselect", "checkbox", "toggle", "number_input",
+              "text_input")
 
 
 def walkable_widgets(at: AppTest, skip_keys) -> list:
@@ -151,10 +184,9 @@ def random_walk(name: str, *, seed: int, steps: int = 8, skip_keys: tuple[str, .
         if not widgets:
             break
         widget = rng.choice(widgets)
-        ok, value = _random_value(widget, rng)
-        if not ok:
+        value = _random_change(widget, rng)
+        if value is None:
             continue
-        widget.set_value(value)
         at.run()
         assert not at.exception, f"after setting {widget.key} = {value!r}: {[e.value for e in at.exception]}"
         runs = [b for b in at.sidebar.button if b.label == "Run"]
@@ -169,26 +201,68 @@ class Interaction:
     page: str
     action: str  # "set <key> = <value>", "click <label>" or "open"
     seconds: float  # wall time of the script run it caused
+    cpu_seconds: float  # this process's CPU time over that run (the script runs in a thread of this process)
+    asked_for_run: bool  # a button press made while the page showed a cost estimate that waited for it
+    problems: list[str]  # exception elements, "failed" messages on the page, errors the app logged
+
+    @property
+    def work_seconds(self) -> float:
+        """How long the interaction took, by a measure neither a loaded machine nor extra BLAS threads inflate:
+        the smaller of wall and CPU seconds (wall grows with the neighbours' load, CPU with parallel threads)."""
+        return min(self.seconds, self.cpu_seconds)
 
 
-def _timed_run(at: AppTest, page: str, action: str, log: list[Interaction]) -> None:
-    start = time.perf_counter()
+class _AppErrors(logging.Handler):
+    """Collects the records the lab's own modules log at ERROR (e.g. app.ui.runs: "run APG failed")."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        detail = f" ({record.exc_info[0].__name__}: {record.exc_info[1]})" if record.exc_info else ""
+        self.records.append(f"{record.name}: {record.getMessage()}{detail}")
+
+
+#: words of the messages a page shows when something broke rather than when it refused bad settings
+FAILURE_WORDS = ("failed", "went wrong")
+
+
+def estimate_waiting_for_run(at: AppTest) -> bool:
+    """The page shows a cost estimate that waits for a button: the Run controls' heavy estimate ("… Stop
+    interrupts it.") or an optional extra's estimate beside its own button ("Estimated: …")."""
+    captions = [c.value for c in at.caption if c.value.startswith("Estimated")]
+    return any(c.startswith("Estimated:") or "Stop interrupts it" in c for c in captions)
+
+
+def _timed_run(at: AppTest, page: str, action: str, log: list[Interaction], *, asked_for_run: bool = False) -> None:
+    handler = _AppErrors()
+    app_log = logging.getLogger("app")
+    app_log.addHandler(handler)
+    wall, cpu = time.perf_counter(), time.process_time()
     try:
         at.run()
     except RuntimeError as exc:  # AppTest's timeout: name the interaction and the ones before it
         raise AssertionError(f"{page}: {action}: {exc}; before it: {[i.action for i in log[-6:]]}") from exc
-    log.append(Interaction(page, action, time.perf_counter() - start))
-    assert not at.exception, f"{page}: after {action}: {[e.value for e in at.exception]}"
+    finally:
+        app_log.removeHandler(handler)
+    problems = [f"exception: {e.value}" for e in at.exception]
+    problems += [f"st.error: {e.value}" for e in at.error if any(w in e.value for w in FAILURE_WORDS)]
+    problems += [f"log: {r}" for r in handler.records]
+    log.append(Interaction(page, action, time.perf_counter() - wall, time.process_time() - cpu, asked_for_run,
+                           problems))
 
 
 def fuzz(name: str, *, seed: int, interactions: int, query: dict[str, str] | None = None,
          skip_keys: tuple[str, ...] = (), click_share: float = 0.25, timeout: float = DEFAULT_TIMEOUT
          ) -> list[Interaction]:
-    """``interactions`` seeded random interactions with one page, each timed; never an exception.
+    """``interactions`` seeded random interactions with one page, each timed and checked.
 
-    An interaction sets a random valid value on a random widget, or (with probability ``click_share``)
-    clicks a random enabled button: Run, Stop, a sweep or path button. The page is reopened when a
-    run hits the AppTest timeout (reported as an interaction of that length, so the caller sees it).
+    An interaction sets a random valid value on a random widget (option widgets by their shown labels, as a
+    browser sends them), or (with probability ``click_share``) clicks a random enabled button: Run, Stop, a
+    sweep or path button. Each records its wall and CPU seconds, whether it was a press the page's cost estimate
+    had asked for, and its problems (exception elements, "failed" messages, errors logged by the app); the
+    caller asserts on them. A run past the AppTest ``timeout`` is a hang, and raises at once.
     """
     rng = random.Random(seed)
     log: list[Interaction] = []
@@ -199,16 +273,16 @@ def fuzz(name: str, *, seed: int, interactions: int, query: dict[str, str] | Non
             buttons = [b for b in at.button if not getattr(b.proto, "disabled", False)]
             if buttons:
                 button = rng.choice(buttons)
+                asked = estimate_waiting_for_run(at)
                 button.click()
-                _timed_run(at, name, f"click {button.label}", log)
+                _timed_run(at, name, f"click {button.label}", log, asked_for_run=asked)
                 continue
         widgets = walkable_widgets(at, skip_keys)
         if not widgets:
             break
         widget = rng.choice(widgets)
-        ok, value = _random_value(widget, rng)
-        if ok:
-            widget.set_value(value)
+        value = _random_change(widget, rng)
+        if value is not None:
             _timed_run(at, name, f"set {widget.key} = {value!r}", log)
     return log
 
