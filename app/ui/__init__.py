@@ -71,7 +71,8 @@ API
   ``choices(...)`` (multiselect) and ``slider(label, min, max, value, step, key=...)``, ``number(label, min, max, value, key=...)`` (a whole number,
   e.g. a seed) and ``checkbox(label, value, key=...)`` for a page's own controls (result pickers included: what
   defines a figure belongs in its link); "Share or load this view" (copy link, load an
-  exported JSON) is added to the sidebar by ``run_page``.
+  exported JSON) is added to the sidebar by ``run_page``, and so is the "Lecture" panel (follow mode,
+  app/ui/follow.py) when the server has ``OPTLAB_LECTURER_KEY``: the lecturer's page leads, students' pages follow.
 - ``export_panel(histories, figures, *, key, config)``: CSV / JSON / HTML downloads.
 - ``Preset(slug, title, values, claim)``, ``preset_buttons(presets, *, key) -> Preset | None``: one-click
   scenarios that set widget values (call before those widgets); ``?preset=<slug>`` applies one from a link.
