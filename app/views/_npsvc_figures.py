@@ -41,25 +41,26 @@ def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str
 
 def tau_area(history: pd.DataFrame, class_names: list[str], title: str) -> go.Figure:
     """Pareto weights τ over iterations as a stacked area (they sum to 1)."""
-    fig = ui.base_figure(title, "iteration / epoch", "Pareto weight τ_l (stacked, sums to 1)")
-    for l, name in enumerate(class_names):
-        fig.add_trace(go.Scatter(x=history["iter"], y=history[f"tau_{l}"], name=f"class {name}", mode="lines",
-                                 stackgroup="tau", line=dict(width=0.5, color=class_color(l))))
-    fig.update_yaxes(range=[0, 1])
-    fig.update_layout(legend_title_text="class")
-    return fig
+    layout = ui.figure_layout(title, "iteration / epoch", "Pareto weight τ_l (stacked, sums to 1)")
+    layout["yaxis"]["range"] = [0, 1]
+    layout["legend"]["title_text"] = "class"
+    iters = history["iter"].to_numpy()
+    # traces as dicts, validated once with the figure: one add_trace per class cost a validation each
+    return go.Figure(data=[dict(type="scatter", x=iters, y=history[f"tau_{l}"].to_numpy(), name=f"class {name}",
+                                mode="lines", stackgroup="tau", line=dict(width=0.5, color=class_color(l)))
+                           for l, name in enumerate(class_names)], layout=layout)
 
 
 def class_objectives(history: pd.DataFrame, class_names: list[str], title: str) -> go.Figure:
     """Each class's J_l with the maximum (the primal of eq. 8) drawn thick."""
-    fig = ui.base_figure(title, "iteration / epoch", "per-class objective J_l (log)", log_y=True)
-    for l, name in enumerate(class_names):
-        fig.add_trace(go.Scatter(x=history["iter"], y=ui.positive(history[f"J_{l}"]), name=f"J for class {name}",
-                                 mode="lines", line=dict(width=1.2, color=class_color(l))))
-    fig.add_trace(go.Scatter(x=history["iter"], y=ui.positive(history["primal"]), name="max_l J_l",
-                             mode="lines", line=dict(width=4, color="rgba(0,0,0,0.45)")))
-    fig.update_layout(legend_title_text="objective")
-    return fig
+    layout = ui.figure_layout(title, "iteration / epoch", "per-class objective J_l (log)", log_y=True)
+    layout["legend"]["title_text"] = "objective"
+    iters = history["iter"].to_numpy()
+    traces = [dict(type="scatter", x=iters, y=ui.positive(history[f"J_{l}"]), name=f"J for class {name}", mode="lines",
+                   line=dict(width=1.2, color=class_color(l))) for l, name in enumerate(class_names)]
+    traces.append(dict(type="scatter", x=iters, y=ui.positive(history["primal"]), name="max_l J_l", mode="lines",
+                       line=dict(width=4, color="rgba(0,0,0,0.45)")))
+    return go.Figure(data=traces, layout=layout)
 
 
 def radar(histories: dict[str, pd.DataFrame], labels: dict[str, str], class_names: list[str], row: int,
