@@ -1,9 +1,10 @@
 """Solver runs in worker processes, so that a server uses every core and its own interpreter stays free for
 page reruns.
 
-Configuration: ``OPTLAB_WORKERS`` is the number of worker processes. Unset, a Streamlit server starts one per
-core; a script with no Streamlit server behind it (AppTest, bare mode) runs solvers in its own process.
-``OPTLAB_WORKERS=0`` runs them in the server process (as before this module existed).
+Configuration: ``OPTLAB_WORKERS`` is the number of worker processes. Unset, a Streamlit server on Linux or
+macOS starts one per core; a script with no Streamlit server behind it (AppTest, bare mode) and a server on
+Windows run solvers in their own process. ``OPTLAB_WORKERS=0`` runs them in the server process (as before
+this module existed).
 
 The pool is started once per server (the first run starts it) and shared by every session:
 
@@ -24,8 +25,9 @@ worker checks for a stop, and the callback then returns False, which ends the so
 
 Workers are plain ``python -m app.workers FD`` processes joined to the server by a socket pair, rather than
 multiprocessing's spawn or forkserver children: those re-import the parent's ``__main__``, which under
-Streamlit is whichever page script is running at that moment. Each worker's BLAS and OpenMP use one thread
-(one worker per core). Linux and macOS.
+Streamlit is whichever page script is running at that moment (a socket pair handed to a child process is
+POSIX only). Each worker's BLAS and OpenMP use one thread (one worker per core) unless the environment sets
+their thread counts.
 """
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ def configured_workers(server: bool) -> int:
     """Worker processes to use: ``$OPTLAB_WORKERS``, else one per core under a server and 0 without one."""
     text = os.environ.get(WORKERS_ENV, "").strip()
     if not text:
-        return (os.cpu_count() or 1) if server else 0
+        return (os.cpu_count() or 1) if server and os.name == "posix" else 0
     if not text.isdigit():
         raise ValueError(f"{WORKERS_ENV}={text!r}: give a whole number of worker processes "
                          "(0 runs solvers in the server process)")

@@ -217,6 +217,18 @@ def test_workers_that_cannot_start_fail_runs_with_a_message_instead_of_respawnin
         broken.close()
 
 
+def test_the_number_of_workers_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    assert workers.configured_workers(server=False) == 0  # AppTest and bare scripts: in process
+    if os.name == "posix":
+        assert workers.configured_workers(server=True) == (os.cpu_count() or 1)
+    monkeypatch.setenv(workers.WORKERS_ENV, "3")
+    assert workers.configured_workers(server=False) == workers.configured_workers(server=True) == 3
+    monkeypatch.setenv(workers.WORKERS_ENV, "all")
+    with pytest.raises(ValueError, match="whole number"):
+        workers.configured_workers(server=True)
+
+
 def test_a_run_that_cannot_be_pickled_fails_with_the_reason(pool):
     import threading
 
