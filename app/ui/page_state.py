@@ -282,6 +282,16 @@ def follow_history(page: str) -> None:
     st.session_state[SENT] = {k: v for k, v in sent.items() if not _on_page(k, page)} | now
 
 
+def adopt_url(page: str) -> None:
+    """The page's values are set for this run (a preset link): record the URL's part of the page as sent, so that
+    ``follow_history`` does not take the new link for a history step and drop them. Call before the first widget."""
+    sent = st.session_state.get(SENT)
+    if sent is None:
+        return
+    now = {k: list(st.query_params.get_all(k)) for k in st.query_params if _on_page(k, page)}
+    st.session_state[SENT] = {k: v for k, v in sent.items() if not _on_page(k, page)} | now
+
+
 def keep(key: str, default: Any, codec: Codec, *, name: str | None = None, shown: Callable[[Any], str] = str) -> None:
     """Seed session state for ``key`` from the URL (once), before its widget is drawn without a default.
 

@@ -15,6 +15,8 @@ from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
+from .page_state import adopt_url
+
 URL_PARAM = "preset"
 
 
@@ -51,6 +53,9 @@ def preset_buttons(presets: Sequence[Preset], *, key: str, container: Any = None
         del st.query_params[URL_PARAM]
         if linked in by_slug:
             apply_preset(by_slug[linked])
+            # a lesson link after an earlier visit (Home → preset A → Home → preset B) is not a history step:
+            # without this the page's values of preset A's URL were dropped, preset B's with them
+            adopt_url(key)
             st.session_state[f"{key}.preset"] = linked
         else:
             box.warning(f"The link asks for the preset {linked!r}, which this page does not have; "

@@ -122,3 +122,17 @@ def test_every_preset_of_these_pages_has_a_test_of_its_claim():
     untested = [(page, p.slug) for page in CLAIM_TESTED_HERE for p in PRESETS.get(page, [])
                 if not re.search(rf"""["']{re.escape(p.slug)}["']""", sources + here)]
     assert not untested, f"presets without a test of their claim: {untested}"
+
+
+def test_a_second_lesson_link_to_a_page_applies_its_preset():
+    """Home → preset A → Home → preset B: B's link is not a history step, so B's values are not dropped with A's."""
+    at = open_page("foundations", query={"preset": "gd-diverges"})
+    assert at.slider(key="fd.step").value == 2.2
+    at.query_params.clear()
+    at.query_params["preset"] = "heavy-ball-overshoots"
+    at.run()
+    assert_clean(at)
+    overshoot = next(p for p in PRESETS["foundations"] if p.slug == "heavy-ball-overshoots")
+    assert at.slider(key="fd.beta").value == overshoot.values["fd.beta"]
+    assert at.select_slider(key="fd.problem.kappa").value == overshoot.values["fd.problem.kappa"]
+    assert at.query_params.get("fd.beta") == "0.9"  # and the page's link holds them
