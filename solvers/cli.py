@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from . import FAMILIES, datasets
-from .core import STOPPING_PARAMS, InputError, add_cli_flags, cli_values, params_from_cli, validate_params
+from .core import InputError, add_cli_flags, cli_values, params_from_cli, stopping_params, validate_params
 
 ALL_FAMILIES = ("foundations", *FAMILIES)
 DATA_OPTIONAL = {"foundations"}  # its built-in test functions need no data
@@ -74,7 +74,7 @@ def build_parser(fam: ModuleType, family: str, method: str) -> argparse.Argument
         add_cli_flags(both, [p for p in problem_specs if p.name in shared])
         add_cli_flags(both, [p for p in problem_specs if p.name in shared], prefix="problem")
         add_cli_flags(both, [p for p in method_specs if p.name in shared], prefix="method")
-    add_cli_flags(parser.add_argument_group("stopping"), STOPPING_PARAMS)
+    add_cli_flags(parser.add_argument_group("stopping"), stopping_params(fam.METHODS[method]))
     out = parser.add_argument_group("output")
     out.add_argument("--history", help="write the history to this CSV file")
     out.add_argument("--every", type=int, default=0, help="print every N-th history row while running (0: none)")
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         ds = load_data(args, extra, family, parser)
         problem_params, method_params = split_params(args, fam, method)
         problem = fam.make_problem(ds, **problem_params)
-        stopping = params_from_cli(args, STOPPING_PARAMS)
+        stopping = params_from_cli(args, stopping_params(fam.METHODS[method]))  # the method's own max_iter default
 
         def progress(row: dict) -> None:
             if args.every and row["iter"] % args.every == 0:

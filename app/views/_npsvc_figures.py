@@ -17,25 +17,62 @@ def class_color(code: int) -> str:
     return CLASS_COLORS[code % len(CLASS_COLORS)]
 
 
+#: methods that solve their K class problems one after another (baselines.run_twsvm): until the last one is done some
+#: hyperplanes are still zero, so only their final row is a classifier comparable with the other methods' rows
+SEQUENTIAL_METHODS = ("twsvm", "pin-twsvm")
+
+
 def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str]) -> go.Figure:
-    """Fig. 2: primal max_l J_l (solid) and dual τᵀJ (dashed) on a log axis, test accuracy on the right."""
+    """Fig. 2: primal max_l J_l (solid) and dual τᵀJ (dashed) on a log axis, test accuracy on the right, all against
+    solver seconds, the one x-axis that means the same for every method. SEQUENTIAL_METHODS appear at their final
+    row only (diamonds), as does a method with a single row (LSTSVM's closed form)."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     for label, h in histories.items():
         color = ui.method_color(labels.get(label, label))
-        fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["primal"]), name=f"{label}: primal max J",
-                                 line=dict(color=color, width=2)), secondary_y=False)
-        fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["dual"]), name=f"{label}: dual τᵀJ",
-                                 line=dict(color=color, width=2, dash="dash")), secondary_y=False)
-        scored = h[h["test_acc"].notna()]  # TWSVM scores only when one of its duals is solved (baselines.run_twsvm)
-        if len(scored):
-            fig.add_trace(go.Scatter(x=scored["iter"], y=100 * scored["test_acc"], name=f"{label}: test accuracy",
-                                     line=dict(color=color, width=1.5, dash="dot")), secondary_y=True)
+        final_only = labels.get(label) in SEQUENTIAL_METHODS or len(h) == 1
+        rows = h.iloc[[-1]] if final_only else h
+        style = dict(mode="markers", marker=dict(color=color, size=11, symbol="diamond")) if final_only else \
+            dict(mode="lines")
+        fig.add_trace(go.Scatter(x=rows["time"], y=ui.positive(rows["primal"]), name=f"{label}: primal max J",
+                                 line=dict(color=color, width=2), **style), secondary_y=False)
+        fig.add_trace(go.Scatter(x=rows["time"], y=ui.positive(rows["dual"]), name=f"{label}: dual τᵀJ",
+                                 line=dict(color=color, width=2, dash="dash"), **style), secondary_y=False)
+        scored = rows[rows["test_acc"].notna()]
+        fig.add_trace(go.Scatter(x=scored["time"], y=100 * scored["test_acc"], name=f"{label}: test accuracy",
+                                 line=dict(color=color, width=1.5, dash="dot"), **style), secondary_y=True)
     fig.update_layout(title="Primal (8), dual (9) and test accuracy (Fig. 2)", height=440,
                       margin=dict(l=60, r=60, t=50, b=50), legend=dict(orientation="h", y=-0.2))
-    fig.update_xaxes(title_text="iteration (kernel; TWSVM: QP iterations over all classes) or epoch (deep)")
+    fig.update_xaxes(title_text="solver time [s] (the same clock for every method)")
     fig.update_yaxes(title_text="objective J (log)", type="log", exponentformat="power", secondary_y=False)
     fig.update_yaxes(title_text="test accuracy [%]", range=[0, 101], showgrid=False, tickmode="linear", tick0=0,
                      dtick=20, secondary_y=True)
+    return fig
+
+
+def what_converges_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str], tol: float) -> go.Figure | None:
+    """The Pareto-weighted methods (K-NPSVC++, the deep models) per outer iteration or epoch, each of which updates
+    every class: max_l J_l on top, its relative change and the relative Chebyshev gap (the two halves of the
+    stopping test) below, with the tolerance. None when no chosen method records the gap."""
+    weighted = {label: h for label, h in histories.items() if "relative_gap" in h.columns}
+    if not weighted:
+        return None
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("max_l J_l, the objective (8) being minimised",
+                                        "stopping test: relative change of max J and relative gap (max J − τᵀJ)/max J"))
+    for label, h in weighted.items():
+        color = ui.method_color(labels.get(label, label))
+        fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["primal"]), name=f"{label}: max J", mode="lines+markers",
+                                 line=dict(color=color, width=2)), row=1, col=1)
+        fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["primal_change"]), name=f"{label}: change of max J",
+                                 mode="lines+markers", line=dict(color=color, width=1.5)), row=2, col=1)
+        fig.add_trace(go.Scatter(x=h["iter"], y=ui.positive(h["relative_gap"]), name=f"{label}: relative gap",
+                                 mode="lines+markers", line=dict(color=color, width=1.5, dash="dot")), row=2, col=1)
+    fig.add_hline(y=tol, line=dict(color="grey", dash="dash"), annotation_text=f"tol = {tol:g}", row=2, col=1)
+    fig.update_layout(title="What converges: each outer iteration updates every class", height=560,
+                      margin=dict(l=60, r=30, t=70, b=50), legend=dict(orientation="h", y=-0.15))
+    fig.update_xaxes(title_text="outer iteration (K-NPSVC++) / epoch (deep models)", row=2, col=1)
+    fig.update_yaxes(title_text="max J (log)", type="log", exponentformat="power", row=1, col=1)
+    fig.update_yaxes(title_text="relative (log)", type="log", exponentformat="power", row=2, col=1)
     return fig
 
 

@@ -2,7 +2,7 @@
 the input-error type with validation helpers, and projection/prox primitives."""
 from .clock import clock_name, now, use_clock
 from .errors import InputError
-from .family import STOPPING_PARAMS, Method, check_stopping, solve_with
+from .family import STOPPING_PARAMS, Method, check_stopping, solve_with, stopping_params
 from .params import (Param, add_cli_flags, cli_values, merge_specs, params_from_cli, params_markdown, plain_symbol,
                      validate_params)
 from .prox import (
@@ -29,7 +29,7 @@ from .validation import (
 
 __all__ = [
     "clock_name", "now", "use_clock",
-    "InputError", "STOPPING_PARAMS", "Method", "check_stopping", "solve_with",
+    "InputError", "STOPPING_PARAMS", "Method", "check_stopping", "solve_with", "stopping_params",
     "Param", "add_cli_flags", "cli_values", "merge_specs", "params_from_cli", "params_markdown", "plain_symbol",
     "validate_params",
     "fista_momentum", "fista_next_t", "hard_threshold", "project_box", "project_capped_simplex",

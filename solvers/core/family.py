@@ -13,7 +13,7 @@ and ``make_problem(dataset, **problem_params)``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import InputError
@@ -39,6 +39,14 @@ class Method:
     params: Sequence[Param] = field(default_factory=tuple)
     summary: str = ""
     reference: str = ""  # where in the paper: "Algorithm 1"
+    max_iter: int | None = None  # its own default iteration cap, where its family's solve default does not suit it
+
+
+def stopping_params(method: Method) -> tuple[Param, ...]:
+    """STOPPING_PARAMS with the method's own default iteration cap, for the command line's flags and help."""
+    if method.max_iter is None:
+        return STOPPING_PARAMS
+    return tuple(replace(p, default=method.max_iter) if p.name == "max_iter" else p for p in STOPPING_PARAMS)
 
 
 def check_stopping(tol: float, max_iter: int, time_limit: float | None) -> tuple[float, int, float | None]:

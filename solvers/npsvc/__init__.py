@@ -16,7 +16,7 @@ from . import synthetic  # noqa: F401  (registers the 2-D generators)
 from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, run_lstsvm, run_npsvm, run_twsvm
 from .dnpsvc import DNPSVC_PARAMS, run_dnpsvc
 from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
-from .knpsvc import KNPSVC_PARAMS, run_knpsvc
+from .knpsvc import KNPSVC_PARAMS, OFFICIAL_MAX_ITER, run_knpsvc
 from .problem import PROBLEM_PARAMS, NPSVCProblem, make_problem, problem_from_arrays
 
 TITLE = "NPSVC++: nonparallel classifiers with Pareto-weighted representation learning"
@@ -39,8 +39,9 @@ METHODS = {m.name: m for m in (
            "Table 1; Arun Kumar & Gopal 2009"),
     Method("knpsvc", "K-NPSVC++", run_knpsvc, KNPSVC_PARAMS,
            "kernel NPSVC++: U/V/P steps on τᵀJ, Pareto weights τ by a simplex QP; optimality = the larger of "
-           "(max J − τᵀJ)/max J and the relative change of max J",
-           "Algorithm 1, eqs. (14)–(21)"),
+           "(max J − τᵀJ)/max J and the relative change of max J; at most the official code's 10 outer iterations "
+           "by default",
+           "Algorithm 1, eqs. (14)–(21)", max_iter=OFFICIAL_MAX_ITER),
     Method("dnpsvc", "D-NPSVC++", partial(run_dnpsvc, criterion="npsvc++"), _DEEP_SHARED,
            "deep NPSVC++ in torch: θ-step and τ-step per mini-batch", "Algorithm 2, eqs. (22)–(26)"),
     Method("fixed-tau", "DTWSVN (τ = 1/K)", partial(run_dnpsvc, criterion="fixed"), _DEEP_SHARED,
@@ -52,14 +53,28 @@ METHODS = {m.name: m for m in (
 DEEP_METHODS = ("dnpsvc", "fixed-tau", "cross-entropy")
 
 
-def solve(problem: NPSVCProblem, method: str, *, tol: float = 1e-6, max_iter: int = 1000,
+#: the iteration cap of a method that declares none: QP iterations per class (TWSVM), lockstep QP iterations
+#: (NPSVM), epochs (deep models, which stop at their ``epochs`` first)
+FAMILY_MAX_ITER = 1000
+
+
+def default_max_iter(method: str) -> int:
+    """The iteration cap ``solve`` uses when none is given: the method's own (K-NPSVC++: the official code's
+    10 outer iterations, with which the paper's Table 2 was made), else FAMILY_MAX_ITER."""
+    own = METHODS[method].max_iter if method in METHODS else None
+    return FAMILY_MAX_ITER if own is None else own
+
+
+def solve(problem: NPSVCProblem, method: str, *, tol: float = 1e-6, max_iter: int | None = None,
           time_limit: float | None = None, callback=None, **params) -> Result:
-    """Run one of METHODS on a problem from ``make_problem``; see each Method's params."""
-    return solve_with(METHODS, problem, method, tol=tol, max_iter=max_iter, time_limit=time_limit,
-                      callback=callback, **params)
+    """Run one of METHODS on a problem from ``make_problem``; see each Method's params. ``max_iter`` None:
+    ``default_max_iter(method)``."""
+    return solve_with(METHODS, problem, method, tol=tol,
+                      max_iter=default_max_iter(method) if max_iter is None else max_iter,
+                      time_limit=time_limit, callback=callback, **params)
 
 
 __all__ = [
     "TITLE", "PAPER", "METHODS", "DEEP_METHODS", "PROBLEM_PARAMS", "NPSVCProblem", "make_problem",
-    "problem_from_arrays", "solve", "TWSVM", "LSTSVM", "KNPSVC", "DNPSVC",
+    "problem_from_arrays", "solve", "default_max_iter", "FAMILY_MAX_ITER", "TWSVM", "LSTSVM", "KNPSVC", "DNPSVC",
 ]

@@ -393,10 +393,10 @@ def run_dnpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
             gap = (primal - float(tau @ J)) / max(1.0, abs(primal))
             # as K-NPSVC++'s test: the gap alone is 0 whenever the J_l are equal (DTWSVN and cross-entropy at
             # c = 10⁶, s = 10⁶ "converged" at row 0, untrained), so the fit also waits for max J to stop moving;
-            # row 0 has no previous epoch (progress 1)
-            progress = relative_change(primal, rec.rows[-1]["objective"]) if rec.rows else 1.0
-            return rec.record(epoch, objective=primal, optimality=max(gap, progress), relative_gap=gap,
-                              progress=progress, feasibility=feasibility, train_acc=train_acc, test_acc=test_acc,
+            # row 0 has no previous epoch (change 1)
+            change = relative_change(primal, rec.rows[-1]["objective"]) if rec.rows else 1.0
+            return rec.record(epoch, objective=primal, optimality=max(gap, change), relative_gap=gap,
+                              primal_change=change, feasibility=feasibility, train_acc=train_acc, test_acc=test_acc,
                               lr=trainer.last_lr, gamma=trainer.gamma_at(max(epoch - 1, 0)),
                               **chebyshev_columns(J, tau))
 

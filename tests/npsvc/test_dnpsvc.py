@@ -230,4 +230,4 @@ def test_a_deep_run_never_stops_before_its_first_epoch(method):
     at c = s = 10⁶; the stopping test now also needs max J to have stopped moving, which row 0 cannot show."""
     problem = npsvc.make_problem(datasets.load("iris"), max_train=30, seed=0)
     result = npsvc.solve(problem, method, tol=1e-6, max_iter=5, epochs=1, c=1e6, margin=1e6)
-    assert result.history["iter"].max() >= 1 and result.history["progress"].iloc[0] == 1.0
+    assert result.history["iter"].max() >= 1 and result.history["primal_change"].iloc[0] == 1.0

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from solvers import npsvc as fam
+from solvers.npsvc.knpsvc import OFFICIAL_MAX_ITER
 from tests.app_harness import (
     as_array, assert_clean, errors, open_page, plotly_figures, random_walk,
     trace_names, upload)
@@ -18,9 +19,37 @@ def test_default_run_draws_primal_dual_accuracy_and_tau():
     conv = next(f for f in plotly_figures(at) if f["layout"]["title"]["text"].startswith("Primal"))
     assert conv["layout"]["yaxis"]["type"] == "log" and conv["layout"]["xaxis"]["title"]["text"]
     assert len(at.dataframe[0].value) == 2
-    # TWSVM scores only when one of its duals is solved: the line joins those rows (no NaN gaps hide it)
-    twsvm_acc = as_array(next(t for t in conv["data"] if t["name"] == "TWSVM: test accuracy")["y"])
-    assert len(twsvm_acc) >= 2 and np.all(np.isfinite(twsvm_acc))
+
+
+def trace(figure: dict, name: str) -> dict:
+    return next(t for t in figure["data"] if t["name"] == name)
+
+
+def test_default_convergence_tab_reads_the_same_for_every_method():
+    """One x-axis for every method (solver seconds); TWSVM, which solves its classes one after another, only at its
+    final point, whose accuracy is the table's; K-NPSVC++ at the official 10 outer iterations, each a complete
+    classifier; and a chart of what converges per outer iteration, with the reason the gap oscillates."""
+    at = open_page("npsvc")
+    assert_clean(at)
+    figures = plotly_figures(at)
+    conv = next(f for f in figures if f["layout"]["title"]["text"].startswith("Primal"))
+    assert "solver time" in conv["layout"]["xaxis"]["title"]["text"]
+    table = at.dataframe[0].value.set_index("method")
+    twsvm_acc = as_array(trace(conv, "TWSVM: test accuracy")["y"])
+    assert len(twsvm_acc) == 1 and twsvm_acc[0] == pytest.approx(100 * table.loc["TWSVM", "test acc"])
+    assert len(as_array(trace(conv, "TWSVM: primal max J")["y"])) == 1
+    knpsvc_acc = as_array(trace(conv, "K-NPSVC++: test accuracy")["y"])
+    assert len(knpsvc_acc) == OFFICIAL_MAX_ITER + 1  # the random start and the official 10 outer iterations
+    assert knpsvc_acc[-1] == pytest.approx(100 * table.loc["K-NPSVC++", "test acc"])
+    times = as_array(trace(conv, "K-NPSVC++: primal max J")["x"])
+    assert np.all(np.diff(times) >= 0)
+    converges = next(f for f in figures if f["layout"]["title"]["text"].startswith("What converges"))
+    assert {t["name"] for t in converges["data"]} == {"K-NPSVC++: max J", "K-NPSVC++: change of max J",
+                                                      "K-NPSVC++: relative gap"}  # TWSVM has no Pareto weights
+    assert "outer iteration" in converges["layout"]["xaxis2"]["title"]["text"]
+    assert len(as_array(trace(converges, "K-NPSVC++: max J")["x"])) == OFFICIAL_MAX_ITER + 1
+    captions = " ".join(c.value for c in at.caption)
+    assert "one after another" in captions and "oscillate" in captions and "10 outer iterations" in captions
 
 
 @pytest.mark.parametrize("method", list(fam.METHODS))
@@ -34,7 +63,7 @@ def test_each_method_runs(method):
 
 def test_extreme_values_do_not_break_the_page():
     at = open_page("npsvc")
-    at.select_slider(key="np.stop.max_iter").set_value(5).run()
+    at.number_input(key="np.stop.max_iter").set_value(5).run()
     at.select_slider(key="np.stop.tol").set_value(1e-1).run()
     at.selectbox(key="np.problem.kernel").select("poly").run()
     at.slider(key="np.problem.degree").set_value(8).run()
