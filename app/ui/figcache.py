@@ -16,6 +16,7 @@ records its curves while the figure is built, and ``cached`` adds the session's 
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections import Counter, OrderedDict
 from typing import Any, Callable, Mapping
@@ -26,7 +27,6 @@ import plotly.tools
 import streamlit as st
 
 from .charts import GHOST_RECORDS, curves_digest, ghost_traces, remember
-from .runs import config_key
 from .theme import font_sizes, readable_dict
 
 STORE_SIZE = 400  # figures (≈ 20–300 kB each): a lesson's configurations of every page
@@ -71,6 +71,12 @@ def _lookup(key: str) -> Any:
         return value
 
 
+def store_key(*parts: Any) -> str:
+    """The store's key for anything JSON-able: its canonical JSON, unhashed (app/ui/runs.py, which hashes its own
+    keys, imports this module, so this one does not import from it)."""
+    return json.dumps(parts, sort_keys=True, default=str)
+
+
 def shown(results: Mapping[str, Any], jobs: Any = ()) -> list:
     """The part of a figure's key that names the runs it shows: per label, its job's configuration key (when
     ``jobs`` are given) and the identity of the stored result (a run computed again, after the run store dropped
@@ -85,7 +91,7 @@ def cached(name: str, key: Any, build: Callable[[], Any]) -> Any:
 
     ``key`` must capture every input of the figure; the lab's font sizes (presentation mode) are added here.
     """
-    full = config_key("figure", name, key, font_sizes())
+    full = store_key("figure", name, key, font_sizes())
     entry = _lookup(full)
     if entry is None:
         BUILDS[name] += 1
@@ -127,7 +133,7 @@ def _title(figure: Mapping[str, Any]) -> str | None:
 
 
 def _ghosted(full: str, figure: PreparedFigure, previous: list) -> PreparedFigure:
-    key = config_key(full, "ghosts", curves_digest(previous))
+    key = store_key(full, "ghosts", curves_digest(previous))
     hit = _lookup(key)
     if hit is None:
         copy = dict(figure, data=ghost_traces(previous) + list(figure.get("data") or []))
