@@ -41,8 +41,25 @@ def _steps_covered(lower_end: float, lam: float, rho: float, slack_scale: float)
 
 
 @numba.njit(cache=True, nogil=True)
+def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale):
+    """(grid steps covered, is an L* range) of the RRPB range of Thm 4.1 for margin h = ⟨H, M0⟩ and ν = ‖H‖
+    (``ranges.range_steps`` for one triplet: same operations, same order); (0, False) for an empty range."""
+    e_nu = eps * nu
+    on_L = h + e_nu < limit_L
+    if not (on_L or h - e_nu > 1.0):
+        return 0, False
+    s = h if on_L else -h
+    m_nu = m * nu
+    num = m_nu + s
+    num += 2.0 * e_nu
+    den = m_nu - s
+    den -= -2.0 * limit_L if on_L else 2.0
+    return _steps_covered(lam0 * num / den, lam, rho, slack_scale), on_L
+
+
+@numba.njit(cache=True, nogil=True)
 def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, lam0, lam, gamma, rho,
-                w, candidates, margins):
+                w, candidates, margins, row_start, anchor_row, sigma, row_min_steps):
     """One pass over T for the RRPB range ledger at step ``t`` (``ranges.RangeLedger.step``).
 
     A triplet is a candidate when ``release[c] ≤ t`` (never screened, left unscreened, or its range ends now).
@@ -50,35 +67,55 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
     ``apply_rule`` each candidate gets the range of Thm 4.1 from (M0 = q's matrix, λ0, ε) (``range_steps``):
     covered steps > 0 ⇒ ``release = t + steps``, ``side_L`` set, and +H_t's weights into w for L; the others
     are written, in order, to ``candidates`` with their margin ⟨H_t, M0⟩ in ``margins``.
-    Returns (#candidates left, #entering L̂, #entering R̂, #leaving L̂, #leaving R̂).
+
+    The triplets come in rows ``row_start[r]:row_start[r + 1]`` of one anchor i and one same-class j; every row
+    of an anchor has the diff pairs of the anchor's first row ``anchor_row[r]`` in the same order (as
+    ``build_triplets`` makes them). A row whose worst case (``ranges.row_bounds``) has a range of at least
+    ``row_min_steps`` steps gives that range to all its candidates without per-triplet work (the block test,
+    proven safe in ``ranges.row_bounds``); ``sigma`` holds ‖u_p u_pᵀ‖²_F (diagonal: ‖u_p∘u_p‖²) per pair.
+    Returns (#candidates left, #entering L̂, #entering R̂, #leaving L̂, #leaving R̂, #decided by rows).
     """
-    n_left = in_L = in_R = out_L = out_R = 0
+    n_left = in_L = in_R = out_L = out_R = by_rows = 0
     limit_L = 1.0 - gamma
     slack_scale = math.exp(-_STEP_SLACK * math.log(rho))
-    for c in range(release.size):
-        r = release[c]
-        if r > t:
-            continue
-        if r == t:
-            if side_L[c]:
-                w[diff[c]] -= 1.0
-                w[same[c]] += 1.0
-                out_L += 1
-            else:
-                out_R += 1
-        if apply_rule:
-            h = q[diff[c]] - q[same[c]]
-            nu = h_norm[c]
-            e_nu = eps * nu
-            on_L = h + e_nu < limit_L
-            if on_L or h - e_nu > 1.0:
-                s = h if on_L else -h
-                m_nu = m * nu
-                num = m_nu + s
-                num += 2.0 * e_nu
-                den = m_nu - s
-                den -= -2.0 * limit_L if on_L else 2.0
-                steps = _steps_covered(lam0 * num / den, lam, rho, slack_scale)
+    q_min = q_max = s_max = 0.0
+    for r in range(row_start.size - 1):
+        first, stop = row_start[r], row_start[r + 1]
+        row_steps, row_L = 0, False
+        if apply_rule and row_min_steps > 0:
+            if anchor_row[r] == r:  # the anchor's diff pairs: their smallest and largest q, largest σ
+                q_min, q_max, s_max = np.inf, -np.inf, 0.0
+                for c in range(first, stop):
+                    v = q[diff[c]]
+                    q_min = min(q_min, v)
+                    q_max = max(q_max, v)
+                    s_max = max(s_max, sigma[diff[c]])
+            q_same = q[same[first]]
+            nu_up = math.sqrt(s_max + sigma[same[first]]) * (1.0 + 1e-12)
+            row_steps, row_L = _range(q_min - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale)
+            if row_L or row_steps < row_min_steps:  # the lower margin bound decides only the R side
+                row_steps, row_L = _range(q_max - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale)
+                if not row_L or row_steps < row_min_steps:  # the upper bound decides only the L side
+                    row_steps = 0
+        for c in range(first, stop):
+            rel = release[c]
+            if rel > t:
+                continue
+            h = 0.0
+            if rel == t:
+                if side_L[c]:
+                    w[diff[c]] -= 1.0
+                    w[same[c]] += 1.0
+                    out_L += 1
+                else:
+                    out_R += 1
+            if apply_rule:
+                if row_steps > 0:
+                    steps, on_L = row_steps, row_L
+                    by_rows += 1
+                else:
+                    h = q[diff[c]] - q[same[c]]
+                    steps, on_L = _range(h, h_norm[c], m, eps, lam0, lam, limit_L, rho, slack_scale)
                 if steps > 0:
                     release[c] = t + steps
                     side_L[c] = on_L
@@ -89,10 +126,10 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
                     else:
                         in_R += 1
                     continue
-            margins[n_left] = h
-        candidates[n_left] = c
-        n_left += 1
-    return n_left, in_L, in_R, out_L, out_R
+                margins[n_left] = h
+            candidates[n_left] = c
+            n_left += 1
+    return n_left, in_L, in_R, out_L, out_R, by_rows
 
 
 @numba.njit(cache=True, nogil=True)

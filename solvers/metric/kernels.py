@@ -44,7 +44,7 @@ def warm_up() -> float:
     pair = np.array([0, 1, 0], np.int32), np.array([1, 0, 1], np.int32)
     q, nu, w = np.array([0.5, 3.0]), np.ones(3), np.zeros(2)
     k.ledger_scan(release, side, 1, *pair, q, nu, True, 1.0, 0.0, 1.0, 0.9, 0.05, 0.9, w, np.empty(3, np.int64),
-                  np.empty(3))
+                  np.empty(3), np.array([0, 3], np.int64), np.zeros(1, np.int64), np.ones(2), 2)
     k.candidate_pairs(release, 1, *pair, np.zeros(2, bool))
     x = np.array([-1.0, 0.5, 3.0])
     k.sphere_linear_verdicts(x, x, nu, 0.1, 1.0, 0.5, 0.05, True, np.empty(3, bool), np.empty(3, bool))

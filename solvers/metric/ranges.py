@@ -25,6 +25,10 @@ from .problem import _GATHER_SHARE, ReducedProblem, TripletProblem, inner
 #: rounding of a grid point releases its triplet one step early (safe) rather than one step late (unsafe).
 _STEP_SLACK = 1e-7
 _FOREVER = 1 << 30  # steps of a range that reaches λ = 0 (int32: no path has that many λ)
+#: The compiled ledger gives a whole row of triplets its worst case's range (``row_bounds``) when that range
+#: covers at least this many grid steps; shorter, each candidate of the row gets its own (longer) range, so
+#: that rows decided early do not come back as candidates at the next step. 0: no row test.
+_ROW_MIN_STEPS = 2
 
 
 def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
@@ -82,6 +86,50 @@ def range_steps(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float
     return steps, to_L
 
 
+def row_bounds(problem: TripletProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows of T for the block test of the compiled ledger: (row starts + [|T|], each row's anchor's first
+    row, σ_p per pair), or None when T is not made of anchor blocks whose rows share their diff pairs.
+
+    A row is the triplets (i, j, l) of one anchor i and one same-class j, l over the anchor's other-class
+    neighbours D_i (``build_triplets``: anchor-major, j-major within an anchor, the same l order in every row).
+    With q_p = u_pᵀ M0 u_p, h_t = ⟨H_t, M0⟩ = q_il − q_ij (digest §1.6) and, since
+    ‖H_t‖²_F = ‖u_il‖⁴ + ‖u_ij‖⁴ − 2(u_ilᵀu_ij)² (digest §0; diagonal M: ‖u_il∘u_il − u_ij∘u_ij‖² =
+    ‖u_il∘u_il‖² + ‖u_ij∘u_ij‖² − 2 Σ_k u_il,k² u_ij,k²),
+
+        min_{l∈D_i} q_il − q_ij ≤ h_t ≤ max_{l∈D_i} q_il − q_ij,   ‖H_t‖ ≤ (max_{l∈D_i} σ_il + σ_ij)^½,
+
+    with σ_p = ‖u_p‖⁴ (diagonal: ‖u_p∘u_p‖²). **Safety.** The RRPB ball at λ ≤ λ0 (Thm 3.10) has centre
+    ((λ0 + λ)/(2λ)) M0 and radius ((λ0 − λ)‖M0‖ + 2λ0ε)/(2λ); the sphere rule (eq. (4)) screens t to R* iff
+    (λ0 + λ) h_t − ((λ0 − λ)‖M0‖ + 2λ0ε) ‖H_t‖ > 2λ, increasing in h_t and non-increasing in ‖H_t‖, and to
+    L* iff (λ0 + λ) h_t + ((λ0 − λ)‖M0‖ + 2λ0ε) ‖H_t‖ < 2λ(1 − γ), increasing in both. So at every λ at which
+    the row's worst case — (lower h bound, upper ‖H‖ bound) for R*, (upper h bound, upper ‖H‖ bound) for L* —
+    is screened, every triplet of the row is: the worst case's range of Thm 4.1 is contained in each triplet's
+    range, and giving its steps to every triplet of the row is safe (the triplets keep a range no longer than
+    their own). The bounds are read once per anchor (its first row) and once per row, not per triplet.
+    """
+    T = problem.triplets
+    n = len(T)
+    new_anchor = np.empty(n, bool)
+    new_anchor[0] = True
+    np.not_equal(T.i[1:], T.i[:-1], out=new_anchor[1:])
+    new_row = new_anchor.copy()
+    new_row[1:] |= T.same[1:] != T.same[:-1]
+    starts = np.flatnonzero(new_row)
+    first_rows = np.flatnonzero(new_anchor[starts])
+    anchor_row = first_rows[np.cumsum(new_anchor[starts]) - 1]
+    row_start = np.append(starts, n)
+    lengths = np.diff(row_start)
+    if not np.array_equal(lengths, lengths[anchor_row]):
+        return None
+    row_of = np.repeat(np.arange(starts.size), lengths)
+    in_first_row = row_start[anchor_row][row_of] + (np.arange(n) - starts[row_of])
+    if not np.array_equal(T.diff, T.diff[in_first_row]):
+        return None
+    sq = np.einsum("ij,ij->i", problem.U, problem.U)  # ‖u_p‖² (diagonal: ‖u_p∘u_p‖², as U holds u_p∘u_p)
+    sigma = sq if problem.diagonal else sq * sq
+    return row_start.astype(np.int64), anchor_row.astype(np.int64), sigma
+
+
 class RangeLedger:
     """The triplets screened by RRPB ranges: for each, the step at which its range ends (0: not screened)."""
 
@@ -95,6 +143,8 @@ class RangeLedger:
         # the compiled step's outputs (candidates left, their margins), rewritten at every step: the reduced
         # problem of the last step, which reads them, is done by then
         self._scan_out = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
+        self._rows = None  # the compiled step's rows of T (``row_bounds``), built at its first step
+        self.by_rows = 0  # candidates the last compiled step screened by the row test
 
     def step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None) -> ReducedProblem:
         """The reduced problem at λ_t = ``lam``: ranges that still cover λ_t, plus the fresh RRPB ranges from
@@ -165,9 +215,13 @@ class RangeLedger:
                 used[:] = False
                 kernels.compiled().candidate_pairs(self.release, t, T.diff, T.same, used)
             q = problem.pair_values_where(M0, used)
-        n_left, in_L, in_R, out_L, out_R = kernels.compiled().ledger_scan(
+        if self._rows is None:
+            rows = row_bounds(problem)
+            self._rows = (rows or (np.array([0, problem.n_triplets], np.int64), np.zeros(1, np.int64),
+                                   np.zeros(n_pairs))) + (_ROW_MIN_STEPS if rows else 0,)
+        n_left, in_L, in_R, out_L, out_R, self.by_rows = kernels.compiled().ledger_scan(
             self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, reference is not None, m, float(eps),
-            float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins)
+            float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins, *self._rows)
         self.n_range = self.n_L + self.n_R - out_L - out_R  # still covered by an older range
         self.n_L += in_L - out_L
         self.n_R += in_R - out_R

@@ -10,7 +10,7 @@ from solvers.metric import kernels
 from solvers.metric.bounds import DYNAMIC_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from solvers.metric.path import regularization_path
 from solvers.metric.problem import ReducedProblem
-from solvers.metric.ranges import RangeLedger, steps_covered
+from solvers.metric.ranges import RangeLedger, row_bounds, steps_covered
 from solvers.metric.rules import screen
 from tests.metric.conftest import tiny
 from tests.metric.test_safety import assert_safe
@@ -39,7 +39,8 @@ def test_walked_steps_equal_the_logarithm(monkeypatch):
     rng = np.random.default_rng(1)
     lam, rho = 2.5, 0.9
     ends = np.concatenate([lam * rho ** rng.uniform(-3, 80, 5_000), [0.0, -1.0, np.inf, np.nan, lam, 1e-300]])
-    want = steps_covered(ends.copy(), lam, rho)
+    with np.errstate(invalid="ignore"):  # NaN has no step count in numpy's cast; the kernel says 0
+        want = steps_covered(ends.copy(), lam, rho)
     k = kernels.compiled()
     scale = math.exp(-k._STEP_SLACK * math.log(rho))
     got = np.array([k._steps_covered(e, lam, rho, scale) for e in ends])
@@ -55,6 +56,7 @@ def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naiv
     """Step by step along a path, the compiled ledger and the numpy one screen the same triplets to the same
     side until the same step, leave the same active set with the same margins at M_{t−1}, and keep the same
     H_L̂ (up to the order of the sums)."""
+    monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", 0)  # the row test gives shorter ranges: below
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
     ledgers = {on: RangeLedger(problem, RHO, keep_masks=True) for on in (True, False)}
     moved = 0
@@ -76,6 +78,46 @@ def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naiv
         np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(slow.H_L).max()))
         moved += ledgers[True].n_range
     assert moved > 0  # older ranges covered some steps
+
+
+@pytest.mark.parametrize("min_steps", [1, 2])
+@pytest.mark.parametrize("case", [("iris", 6, {}), ("iris", 6, {"diagonal": True})], ids=["full", "diagonal"])
+def test_row_test_ranges_are_inside_the_rrpb_rule(case, min_steps, monkeypatch):
+    """The block (row) test of the compiled ledger (``ranges.row_bounds``): at every step, every triplet still
+    covered by a range — the row's or its own — is screened to its side by the RRPB sphere rule (Thm 3.10,
+    eq. (4)) at the current λ from the reference its range was computed from; and rows did decide triplets."""
+    monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", min_steps)
+    name, per_class, params = case
+    problem = tiny(name, per_class, **params)
+    assert row_bounds(problem) is not None
+    naive = regularization_path(problem, bounds=(), rho=RHO, tol=1e-10, max_iter=50_000, analysis=False)
+    lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
+    ledger = RangeLedger(problem, RHO)
+    assigned, references, by_rows = np.zeros(problem.n_triplets, int), {}, 0
+    for t in range(1, len(lams)):
+        references[t] = (naive.solutions[t - 1], lams[t - 1], math.sqrt(2 * max(gaps[t - 1], 0.0) / lams[t - 1]))
+        before = ledger.release.copy()
+        ledger.step(t, lams[t], references[t])
+        assigned[ledger.release != before] = t
+        by_rows += ledger.by_rows
+        covered = np.flatnonzero(ledger.release > t)
+        for s in np.unique(assigned[covered]):
+            idx = covered[assigned[covered] == s]
+            M0, lam0, eps = references[s]
+            to_L, to_R = screen(problem, relaxed_regularization_path_bound(M0, lam0, lams[t], eps), idx, "sphere")
+            assert np.all(np.where(ledger.side_L[idx], to_L, to_R)), f"step {t}: a range from step {s} is unsafe"
+    assert by_rows > 0
+
+
+def test_row_bounds_refuse_triplets_not_in_anchor_rows(problem):
+    """The row test needs every row of an anchor to share its diff pairs in order; a shuffled T is refused."""
+    from dataclasses import replace as swap
+
+    T = problem.triplets
+    order = np.random.default_rng(0).permutation(len(T))
+    shuffled = swap(T, i=T.i[order], j=T.j[order], l=T.l[order], same=T.same[order], diff=T.diff[order])
+    assert row_bounds(problem) is not None
+    assert row_bounds(swap(problem, triplets=shuffled)) is None
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear", "sdp"])
