@@ -151,7 +151,10 @@ def _random_change(widget: Any, rng: random.Random) -> Any | None:
     elif kind == "NumberInput":
         lo = proto.min if proto.has_min else 0
         hi = proto.max if proto.has_max else lo + 100
-        value = type(widget.value)(rng.choice([lo, hi, lo + (hi - lo) * rng.random()]))
+        number = rng.choice([lo, hi, lo + (hi - lo) * rng.random()])
+        value = int(number) if proto.data_type == proto.INT else float(number)
+        if not proto.HasField("default") and rng.random() < 0.25:  # a box that may be empty: a user clears it
+            value = None
     else:
         return None
     widget.set_value(value)

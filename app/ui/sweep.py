@@ -114,7 +114,14 @@ def run_grid_result(fn: Callable[[dict, Any], dict], configs: list[dict], *, key
     result = store.get(cache_key)
     if result is not None and not result.errors.empty:
         errors = result.errors["error"]
-        st.error(f"{len(errors)} of {len(result.table)} cells failed; first: {errors.iloc[0]}")
+        refused = errors.str.startswith(f"{InputError.__name__}: ")  # bad settings, each cell's own message says why
+        if refused.all():
+            st.error(f"{len(errors)} of {len(result.table)} cells refused these settings: "
+                     f"{errors.iloc[0].removeprefix(f'{InputError.__name__}: ')}")
+        else:
+            st.error(f"{int((~refused).sum())} of {len(result.table)} cells failed on these settings. Change them "
+                     f"(fewer iterations, a smaller problem or another method) and run the sweep again; if it keeps "
+                     f"failing, please report it with this page's URL (detail: {errors[~refused].iloc[0]}).")
     return result
 
 
