@@ -51,7 +51,11 @@ def convergence_figure(results, colors, problem, x_axis: str) -> go.Figure:
         if method in ("apg", "pg") and len(h) > 1:
             k = h["iter"].to_numpy()[1:].astype(float)
             L = h["L"].to_numpy()[1:]
-            bound = 2 * L * R / k**2 if method == "apg" else L * R / (2 * k)
+            with np.errstate(over="ignore"):  # L_k near 1e300 on a badly scaled problem: the bound is +inf there
+                bound = 2 * L * R / k**2 if method == "apg" else L * R / (2 * k)
+            k, bound = k[np.isfinite(bound)], bound[np.isfinite(bound)]
+            if not len(k):
+                continue
             name = "Thm A.1: 2L_k‖Z₀−Z*‖²/k²" if method == "apg" else "PG: L_k‖Z₀−Z*‖²/(2k)"
             ui.add_reference(fig, k, bound, name, dash="dash" if method == "apg" else "dot",
                              color=ui.method_color(method))
