@@ -52,11 +52,16 @@ def test_walked_steps_equal_the_logarithm(monkeypatch):
     assert (got > k._WALKED_STEPS).any() and (got < k._WALKED_STEPS).any()  # both branches ran
 
 
-def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naive, monkeypatch):
+@pytest.mark.parametrize("marked", [False, True], ids=["all-pairs", "marked-pairs"])
+def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naive, marked, monkeypatch):
     """Step by step along a path, the compiled ledger and the numpy one screen the same triplets to the same
     side until the same step, leave the same active set with the same margins at M_{t−1}, and keep the same
-    H_L̂ (up to the order of the sums)."""
+    H_L̂ (up to the order of the sums). ``marked``: the candidates' pairs are marked by the compiled pass and
+    only their values computed (forced here; by default only when they are few)."""
     monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", 0)  # the row test gives shorter ranges: below
+    if marked:
+        monkeypatch.setattr("solvers.metric.ranges._GATHER_SHARE", 1e9)
+        monkeypatch.setattr("solvers.metric.problem._GATHER_SHARE", 1.0)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
     ledgers = {on: RangeLedger(problem, RHO, keep_masks=True) for on in (True, False)}
     moved = 0
