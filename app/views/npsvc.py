@@ -192,10 +192,15 @@ def embeddings(problem, method: str, result, run_key: str, how: str, limit: int)
     codes = problem.y_train[rows]
     learned, what = learned_features(problem, method, result)
     axis = "t-SNE" if how == "t-SNE" else "PC"
-    return {"raw": figs.embedding_figure(embed(f"raw:{run_key}:{limit}", how, problem.X_train[rows]), codes,
-                                         class_names(problem), f"{how} of the raw features φ(x) (Fig. 3a)", axis),
-            "learned": figs.embedding_figure(embed(f"learned:{run_key}:{limit}", how, learned[rows]), codes,
-                                             class_names(problem), f"{how} of {what} (Fig. 3b)", axis)}
+    raw = figs.embedding_figure(embed(f"raw:{run_key}:{limit}", how, problem.X_train[rows]), codes,
+                                class_names(problem), f"{how} of the raw features φ(x) (Fig. 3a)", axis)
+    if not np.isfinite(learned[rows]).all():  # a diverged run (e.g. a deep model's rate or margin too large)
+        return {"raw": raw, "learned": ui.base_figure(
+            f"{what} is not finite (run status: {result.status}): lower the learning rate, margin or C", "", "",
+            height=440)}
+    learned_points = embed(f"learned:{run_key}:{limit}", how, learned[rows])
+    return {"raw": raw, "learned": figs.embedding_figure(learned_points, codes, class_names(problem),
+                                                         f"{how} of {what} (Fig. 3b)", axis)}
 
 
 def geometry_tab(problem, results, labels) -> dict:
