@@ -228,7 +228,7 @@ class _AppErrors(logging.Handler):
 
 
 #: words of the messages a page shows when something broke rather than when it refused bad settings
-FAILURE_WORDS = ("failed", "went wrong")
+FAILURE_WORDS = ("failed", "went wrong", "could not finish")
 
 
 def estimate_waiting_for_run(at: AppTest) -> bool:

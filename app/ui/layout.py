@@ -62,8 +62,9 @@ def run_page(main: Callable[[], None]) -> None:
                  "features or tasks, or a smaller generator size.")
     except Exception as exc:  # never a traceback on the page; the server log keeps it
         log.exception("page failed")
-        st.error(f"Something went wrong: {type(exc).__name__}: {exc}. Try other settings; "
-                 "if it persists, please report it with the URL of this page.")
+        st.error("This page could not finish with these settings. Change the last setting you moved (a smaller "
+                 "step, size or iteration cap, or another method) or pick a preset; if it persists, please report it "
+                 f"with the URL of this page (detail: {exc})")
     prefix = page_prefix()
     if prefix:
         lecture_panel(prefix)  # follow the lecturer, or lead (with OPTLAB_LECTURER_KEY on the server)
