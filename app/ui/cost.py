@@ -102,7 +102,7 @@ def check(cost: Cost) -> None:
                          f"{format_seconds(limit)} a page allows. {cost.advice}")
 
 
-FOUNDATIONS_OVERHEAD = 2e-5  # seconds per iteration of a 2-D method (15–35 µs measured; the gradient is a few flops)
+FOUNDATIONS_OVERHEAD = 2.5e-5  # seconds per iteration of a 2-D method (16–43 µs measured on an idle core; the gradient is a few flops)
 
 
 def foundations_cost(methods: int, max_iter: int) -> Cost:
@@ -264,29 +264,43 @@ def smm_path_cost(n: int, p: int, q: int, *, points: int, path_tol: float, time_
 
 
 #: the deep methods train for ``epochs`` of mini-batches of NPSVC_BATCH rows; seconds of one torch thread per batch
-#: (digits, 300 training rows, 15 epochs: D-NPSVC++ 0.8 s warm and 1.8–2.4 s on a first run, its Pareto weights and
-#: second encoder step 3–4× a DTWSVN batch, which took 0.2–0.3 s in all)
-NPSVC_BATCH_SECONDS = {"dnpsvc": 12e-3, "fixed-tau": 4e-3, "cross-entropy": 4e-3}
+#: (digits, 300 training rows, 15 epochs = 75 batches, least of 3 warm runs on an idle core: D-NPSVC++ 0.32 s, DTWSVN
+#: 0.12 s; a loaded server or a first run, which pays torch's start-up, takes 2–3× that, hence the margin)
+NPSVC_BATCH_SECONDS = {"dnpsvc": 6e-3, "fixed-tau": 2.5e-3, "cross-entropy": 2.5e-3}
 NPSVC_BATCH, NPSVC_EPOCHS = 64, 15
+#: Python seconds of one iteration of a kernel method besides its matrix products: a K-NPSVC++ outer iteration (U-,
+#: P- and τ-steps, eqs. (17)–(20)) against one QP iteration of the others (digits defaults, idle core: K-NPSVC++ 10
+#: iterations in 0.02 s, TWSVM 67 in 0.01 s)
+NPSVC_ITERATION_SECONDS = {"knpsvc": 2e-3}
+NPSVC_QP_ITERATION_SECONDS = 2e-4
+NPSVC_TYPICAL_ITERS = 50  # a kernel method's QP iterations over all classes before its tolerance (TWSVM: 67 on digits)
 
 
-def npsvc_cost(n_train: int, n_test: int, n_classes: int, *, max_iter: int, methods: int | Sequence[str],
-               epochs: Mapping[str, int] | None = None) -> Cost:
-    """Kernel NPSVC: the n × n kernel and one dual Hessian per class; a solve per class per step. The deep methods
-    (named in ``methods``, with their ``epochs``): a batch of NPSVC_BATCH rows per iteration. ``methods``: the
-    methods' names, or how many kernel runs (a sweep's cells)."""
+def npsvc_cost(n_train: int, n_test: int, n_classes: int, *, max_iter: int | Mapping[str, int],
+               methods: int | Sequence[str], epochs: Mapping[str, int] | None = None) -> Cost:
+    """Kernel NPSVC: the n × n kernel and a factor per class once per method, then a solve per class per step. The
+    deep methods (named in ``methods``, with their ``epochs``): a batch of NPSVC_BATCH rows per iteration.
+    ``methods``: the methods' names, or how many kernel runs (a sweep's cells); ``max_iter``: one cap for all, or
+    each method's own (K-NPSVC++ stops at its official 10 outer iterations, the QP solvers at 1000)."""
     from solvers.npsvc.problem import memory_estimate  # the family's own footprint model
 
     names = ["?"] * methods if isinstance(methods, int) else list(methods) or ["?"]
     deep = [m for m in names if m in NPSVC_BATCH_SECONDS]
-    kernel = len(names) - len(deep)
+    kernel = [m for m in names if m not in NPSVC_BATCH_SECONDS]
+    cap = (lambda m: max_iter.get(m, max(max_iter.values(), default=1))) if isinstance(max_iter, Mapping) else (
+        lambda m: max_iter)
     batches = math.ceil(n_train / NPSVC_BATCH)
     deep_its = {m: (epochs or {}).get(m, NPSVC_EPOCHS) * batches for m in deep}
-    kernel_its = kernel * min(max_iter, 50)
-    iterations = max(kernel_its + sum(deep_its.values()), 1)
-    flops = 2.0 * n_classes * n_train**2 + n_train**3 / 3
-    seconds_besides_flops = kernel_its * OVERHEAD_SECONDS + sum(k * NPSVC_BATCH_SECONDS[m] for m, k in deep_its.items())
+    kernel_its = {m: min(cap(m), NPSVC_TYPICAL_ITERS) for m in kernel}
+    iterations = max(sum(kernel_its.values()) + sum(deep_its.values()), 1)
+    # matrix work at BLAS speed: a Cholesky factor per method, and per iteration a product with each class's block
+    blas_flops = len(kernel) * n_train**3 / 3 + sum(kernel_its.values()) * 2.0 * n_classes * n_train**2
+    seconds_besides_flops = (sum(k * NPSVC_ITERATION_SECONDS.get(m, NPSVC_QP_ITERATION_SECONDS)
+                                 for m, k in kernel_its.items())
+                             + sum(k * NPSVC_BATCH_SECONDS[m] for m, k in deep_its.items()))
     return Cost(f"{n_train:,} training rows, {n_classes} classes, {len(names)} method(s)",
-                iterations, flops * kernel_its / iterations, memory_estimate(n_train, n_test, n_classes),
+                iterations, blas_flops * (FLOP_RATE / BLAS_RATE) / iterations,
+                memory_estimate(n_train, n_test, n_classes),
                 "Lower max_train (a seeded subsample) or compare fewer methods.",
-                max_iterations=kernel * max_iter + sum(deep_its.values()), overhead=seconds_besides_flops / iterations)
+                max_iterations=sum(cap(m) for m in kernel) + sum(deep_its.values()),
+                overhead=seconds_besides_flops / iterations)

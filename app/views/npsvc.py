@@ -353,7 +353,7 @@ def main() -> None:
     stop = ui.param_form(STOPPING, key=f"{KEY}.stop", container=side)
     n_test = int(ds.n_samples * problem_params["test_size"])
     cost = ui.npsvc_cost(min(ds.n_samples - n_test, problem_params["max_train"]), n_test, len(ds.classes),
-                         max_iter=max((iteration_cap(m, stop) for m in chosen), default=fam.FAMILY_MAX_ITER),
+                         max_iter={m: iteration_cap(m, stop) for m in chosen} or fam.FAMILY_MAX_ITER,
                          methods=chosen,
                          epochs={m: per_method[m]["epochs"] for m in chosen if "epochs" in per_method[m]})
     execute = ui.run_controls(KEY, live_default=problem_params["max_train"] <= 400, cost=cost)
