@@ -22,6 +22,16 @@ LECTURE_SETTINGS = {
 }
 
 
+#: the server process draws pages and runs small solves between the worker processes (app/workers.py, one per core,
+#: one BLAS thread each): idle BLAS threads in it spin after every small product, 30–60 ms of CPU a page rerun
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: this one, one BLAS thread unless the lecturer set a number, then ``extra``."""
+    return {**ONE_THREAD, **os.environ, **(extra or {})}
+
+
 def command(host: str, port: int) -> list[str]:
     """The ``streamlit run`` command line of a lecture server on ``host:port``."""
     flags = [part for name, value in LECTURE_SETTINGS.items() for part in (f"--{name}", value)]
@@ -36,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     os.chdir(ROOT)  # .streamlit/config.toml is read from the working directory
     cmd = command(args.host, args.port)
-    os.execv(cmd[0], cmd)
+    os.execve(cmd[0], cmd, environment())
 
 
 if __name__ == "__main__":

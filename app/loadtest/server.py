@@ -2,7 +2,6 @@
 monitor that samples its memory and CPU (the Streamlit process and every process it started)."""
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import threading
@@ -14,7 +13,7 @@ from urllib.parse import urlsplit
 
 import psutil
 
-from app.serve import ROOT, command
+from app.serve import ROOT, command, environment
 
 
 def free_port() -> int:
@@ -39,7 +38,7 @@ class LectureServer:
 
     def __init__(self, log: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
-        self._env = None if env is None else {**os.environ, **env}
+        self._env = environment(env)
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_path = log
         self._proc: subprocess.Popen | None = None
