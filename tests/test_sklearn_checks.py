@@ -1,4 +1,4 @@
-"""Every public estimator of every family passes scikit-learn's own estimator checks (issue 18).
+"""Every public estimator of every family passes scikit-learn's own estimator checks.
 
 The estimators are discovered from each family's ``__all__`` (a new estimator is picked up without editing
 this file) and built with their defaults. No check is marked as an expected failure: a check that truly
@@ -17,7 +17,7 @@ from solvers import FAMILIES
 
 pytestmark = pytest.mark.slow  # about 500 checks; the deep and kernel classifiers take most of the time
 
-MIN_CHECKS = 30  # issue 18: an estimator that runs fewer checks is not really checked
+MIN_CHECKS = 30  # an estimator that runs fewer checks is not really checked
 
 
 def public_estimators() -> list[type]:

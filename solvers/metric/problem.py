@@ -325,7 +325,7 @@ class TripletSubset:
     @cached_property
     def sample_form(self) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
         """(E_S, E_Sᵀ): this subset's rows of the pair–sample incidence, when the pair arithmetic is cheaper
-        through the samples than through the pair table (issue 17: large d, many pairs per sample), else None.
+        through the samples than through the pair table (large d, many pairs per sample), else None.
 
         With U_S = E_S X, both per-evaluation pair products go through the n samples instead of the P_S pairs:
           Σ_p w_p u_p u_pᵀ = U_Sᵀ diag(w) U_S = Xᵀ (E_Sᵀ (w ∘ U_S))            (the Laplacian form Xᵀ L X)

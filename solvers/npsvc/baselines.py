@@ -76,7 +76,7 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     """The K duals solved one after another, each on BoxQP.solve's schedule until its relative duality gap is
     ≤ tol or it has taken ``max_iter`` QP iterations (each dual gets the budget the lockstep gave it).
 
-    One S_l at a time stays in cache (≈ 7.5 MB on digits); iterating all K in lockstep, as rounds 1–5 did,
+    One S_l at a time stays in cache (≈ 7.5 MB on digits); iterating all K in lockstep instead
     streamed all of them from memory every iteration (digits 0.48–0.55 against 0.30 CPU s per fit).
 
     History: ``iter`` counts QP iterations over all classes; a row is recorded every tenth QP iteration of

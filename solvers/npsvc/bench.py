@@ -30,7 +30,7 @@ KERNEL_METHODS = {"TWSVM": ("twsvm", {}), "NPSVM": ("npsvm", {}), "pinball TWSVM
 # K-NPSVC++ the official code's MAX_ITER = 10 outer iterations, with which the paper's Table 2 was made and at which
 # the estimator stops by default. Run on to its stopping test (≤ 200 iterations, the gap and max J's relative
 # change ≤ 1e-6) it lost 0.64 points on BinAlpha (70.78 vs 71.42 %) and gained none elsewhere: the Chebyshev
-# objective max_l J_l is not the accuracy (docs/benchmarks/npsvc.md, K-NPSVC++ round 10).
+# objective max_l J_l is not the accuracy (docs/benchmarks/npsvc.md, notes under Table 2).
 ITERATIONS = 200
 BUDGETS = {"NPSVM": 5000, "K-NPSVC++": OFFICIAL_MAX_ITER}
 
@@ -88,10 +88,10 @@ def time_part(names: list[str], repeats: int, max_train: int, clock: str = "wall
 # K-NPSVC++ is timed as it fits by default (the estimator's tol = 1e-6 on the relative duality gap and on the
 # relative change of max J, at most the official code's MAX_ITER = 10 outer iterations: all 10 on digits, DNA and
 # USPS), and once more stopped at tol = 1e-3, the paper's "converges within 5 iterations" (Fig. 2a, primal meets
-# dual), reported beside the default fit, not instead of it (docs/benchmarks/npsvc.md, K-NPSVC++ round 7). TWSVM is
+# dual), reported beside the default fit, not instead of it (docs/benchmarks/npsvc.md, training time). TWSVM is
 # timed at its default as well (its duals' relative gaps ≤ 1e-6).
 KNPSVC_TIMED = {"K-NPSVC++ (default)": 1e-6, "K-NPSVC++ (tol 1e-3)": 1e-3}
-TIMED_DATASETS = ("digits", "dna", "usps")  # issue 12's three for K-NPSVC++ / TWSVM
+TIMED_DATASETS = ("digits", "dna", "usps")  # the three the K-NPSVC++ / TWSVM time target was set on
 
 
 def time_one(name: str, repeats: int, max_train: int) -> dict:
@@ -101,7 +101,7 @@ def time_one(name: str, repeats: int, max_train: int) -> dict:
     for _ in range(repeats):
         seconds["SVC"].append(fit_svc(problem)[2])
         # TWSVM as the page runs it, which is as fast as our QP allows: its duals one after another
-        # (baselines.run_twsvm; round 5's lockstep was 1.2-1.7 x slower, docs/benchmarks/npsvc.md)
+        # (baselines.run_twsvm; solving all K duals in lockstep measured 1.2-1.7 x slower)
         runs = [("TWSVM", "twsvm", 1e-6, 200)] + [(label, "knpsvc", tol, OFFICIAL_MAX_ITER)
                                                   for label, tol in KNPSVC_TIMED.items()]
         for label, method, tol, max_iter in runs:
@@ -123,7 +123,7 @@ DEEP_METHODS = {"D-NPSVC++": "dnpsvc", "DTWSVN (τ = 1/K)": "fixed-tau", "cross-
 
 
 def deep_problem(name: str, n_train: int, validation: bool):
-    """Split seed 7, 30 % test (issue 12's protocol); capped at ``n_train`` training rows (MNIST-6k: 6000 of
+    """Split seed 7, 30 % test (the D-NPSVC++ protocol); capped at ``n_train`` training rows (MNIST-6k: 6000 of
     the 10 000-image file, 4000 test). With ``validation`` the test rows are left out entirely and a
     stratified 25 % of the training part (seed 0) is scored instead: defaults are chosen there."""
     from sklearn.model_selection import train_test_split
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deep-datasets", default="digits", help="image sets for the deep parts (digits, mnist_test)")
     parser.add_argument("--deep-train", type=int, default=6000, help="cap on training rows for the deep parts")
     parser.add_argument("--priors", default="mlp,cnn", help="prior encoders for the deep parts")
-    parser.add_argument("--betas", default="0.1", help="τ momenta β for --part ablation (round 2 ran 0.85,0.3,0.1,0.03)")
+    parser.add_argument("--betas", default="0.1", help="τ momenta β for --part ablation (e.g. 0.85,0.3,0.1,0.03)")
     parser.add_argument("--gammas", default="0.01", help="γ_max values for --part ablation")
     parser.add_argument("--second-step", default="on", help="on, off or on,off: Alg. 2's second step (ablation)")
     parser.add_argument("--vary", action="append", default=[], metavar="PARAM=V1,V2",

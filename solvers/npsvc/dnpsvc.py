@@ -76,7 +76,7 @@ DNPSVC_PARAMS = (
           help="weight of τ* in τ ← βτ* + (1 − β)τ (eq. 26). The paper's 0.85 lets τ follow the sparse τ* "
                "within a few batches, starving classes (CNN prior on digits: chance accuracy, then divergence); "
                "0.01 chosen on validation splits of digits (MLP, CNN) and MNIST-6k (CNN) over 0.1 and 0.03 "
-               "(docs/benchmarks/npsvc.md, round 5)", symbol=r"\beta"),
+               "(docs/benchmarks/npsvc.md, D-NPSVC++)", symbol=r"\beta"),
     Param("hidden", 128, int, low=4, high=2048, help="width of the encoder's hidden layer"),
     Param("z_dim", 32, int, low=2, high=1024, help="dimension of the learned features z", symbol="d"),
     Param("dropout", 0.1, float, low=0, high=0.9, help="dropout in the encoder"),

@@ -26,7 +26,7 @@ stationarity ‖Σ τ_l ∇^St J_l‖_F and train/test accuracy. The stopping me
 the vertex of the class with the largest J_l, and the gap then only measures τ's distance to that vertex, which
 contracts by 1 − β per iteration whatever the hyperplanes do. At β = 1 it was exactly 0 after one or two
 iterations, 64 % (DNA) and 4.5 % (digits) above the max J that later iterations reach
-(docs/benchmarks/npsvc.md, K-NPSVC++ rounds 9 and 10).
+(docs/benchmarks/npsvc.md, item 10 of the disagreements).
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class LaplacianTerm:
     Every use of M is a product M P̂ (GPI, J_l's manifold term, the Riemannian gradient) or a largest
     eigenvalue (GPI's σ), so the n × n matrix is never formed: two BLAS trmm on the n × d block cost the
     flops of the dense M P̂ (n²d each) and save building M (n³) and its n² memory (digits, n = 1 078:
-    round 4's trmm build 0.06 CPU s). For the linear kernel (Ψ = X, p ≪ n) the p × p matrix is formed once.
+    the trmm build measured 0.06 CPU s). For the linear kernel (Ψ = X, p ≪ n) the p × p matrix is formed once.
     """
 
     def __init__(self, X: np.ndarray, Psi: np.ndarray, lower_triangular: bool = False):
@@ -150,10 +150,10 @@ def polar(A: np.ndarray) -> np.ndarray:
 
 # GPI's stopping test once the outer iteration has converged (see ``gpi``): the digest's "change below 1e-8", which
 # 25 steps (gpi_iter, the official code's fixed count) rarely reach, so late P-steps run as the official code's do.
-# Rounds 4–9 stopped at 1e-5: after the 10 outer iterations of a default fit max J was 1.8e-4 (DNA) and 2.9e-4
+# Stopping at 1e-5 instead (measured): after the 10 outer iterations of a default fit max J was 1.8e-4 (DNA) and 2.9e-4
 # (digits) above the official P-steps', and after 40 iterations it was still above where those were after 10; over
 # Table 2's 10 DNA splits K-NPSVC++ lost 0.16 points (95.09 vs 95.25 %, paired p = 0.03) for 19–22 % less time
-# (docs/benchmarks/npsvc.md, K-NPSVC++ round 10).
+# (docs/benchmarks/npsvc.md, item 10 of the disagreements).
 GPI_RTOL = 1e-8
 # Early P-steps are solved loosely: GPI stops at a relative rise ≤ max(GPI_RTOL, GPI_PROGRESS · gap_{k−1}), with
 # gap_{k−1} the relative duality gap of the last outer iterate. Each GPI step increases its objective whatever the
@@ -340,7 +340,7 @@ class KNPSVCState:
     def iterate(self, gap: float = 0.0) -> None:
         """One outer iteration; ``gap`` is the last iterate's relative duality gap, to which the P-step's tolerance is
         tied (GPI_PROGRESS). The U-step's QPs stay at ``inner_tol``: tied to the gap as well, they saved 4–24 of
-        70–362 QP iterations and no time (round 7)."""
+        70–362 QP iterations and no time (measured)."""
         self.u_step()
         self.v_step()
         self.p_step(max(GPI_RTOL, GPI_PROGRESS * gap))

@@ -59,7 +59,7 @@ SIGMA0_SAMPLE_ROWS = 1000
 
 def start_sigma0(X: np.ndarray) -> float:
     """σ₀ from the origin: 20 / mean_i ‖X_i‖_F² (on at most 1000 evenly spaced rows), so that σ·A*A is on
-    the data's scale. Measured (docs/benchmarks/smm.md, round 2): on 1e4×50×50 synthetic data (‖X_i‖² ≈ 0.2)
+    the data's scale. Measured: on 1e4×50×50 synthetic data (‖X_i‖² ≈ 0.2)
     σ₀ = 100 took 1.2 s CPU to ε = 1e-4 against 3.1 s at σ₀ = 1, 5.5 s at the authors' min(100C, 3000) = 1000
     (C = 10); on 3000×30×30 and digits it was 1.0–1.3× faster than σ₀ = 1 and never slower."""
     rows = X[:: max(1, X.shape[0] // SIGMA0_SAMPLE_ROWS)]
@@ -67,7 +67,7 @@ def start_sigma0(X: np.ndarray) -> float:
     return SIGMA0_CURVATURE / mean_sq if mean_sq > 0 else 1.0
 
 
-START_TOL = 1e-2  # η_kkt of the subsample solve: a start, not a solution (1e-3 measured no better, round 5)
+START_TOL = 1e-2  # η_kkt of the subsample solve: a start, not a solution (1e-3 measured no better)
 START_MIN_RATIO = 4  # the subsample start only when n ≥ 4·start_rows: below that it saves too little
 
 
@@ -76,7 +76,7 @@ def subsample_start(problem: SMMProblem, rows: int, sigma0: float) -> ALMState |
     samples at the same C and τ to η_kkt ≤ 1e-2, then (W, b, Λ) handed to Algorithm 1 with λ⁰ = 0 — any
     (W^{0}, b^{0}) and z⁰ = (λ⁰, Λ⁰) ∈ −S × B_2^τ are admissible starts of Algorithms 1–2. From the origin
     every ω_j equals σ₀, so when σ₀ < C all n samples are in J1 (37) and the first subproblem's Newton systems
-    run CG on the whole X (62 % of the time at C = 100, docs/benchmarks/smm.md round 5); from the subsample's
+    run CG on the whole X (62 % of the time at C = 100, measured); from the subsample's
     (W, b) most samples are already beyond the margin (ω_j < 0). None when the subsample holds one class."""
     chosen = np.sort(np.random.default_rng(0).choice(problem.n, rows, replace=False))
     small = problem.subset(chosen)
@@ -103,7 +103,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
     # for the Newton steps' epochs (newton.Epoch); none on float32 samples: the epoch's sums of certified capped rows
-    # are float32 products, and their rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, round 6)
+    # are float32 products, and their rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, Table 4 notes)
     row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float)) if X.dtype == np.float64 else None
     gram = GramCache()  # X_JX_Jᵀ across ALM steps: J1 changes by a few rows
     for k in range(1, 10**9):
@@ -153,7 +153,7 @@ def fast_sigma(sigma: float, C: float) -> float:
     """σ after a step that did not halve the primal infeasibility: ×SIGMA_FAST, but ×SIGMA_CROSSING when
     σ < C < SIGMA_FAST·σ. J1 = {0 < ω_j < C} (37) is a window of width C/σ in the residuals 1 − y_j f(X_j);
     a ×3 jump across σ ≈ C turned a wide window into a narrow one in one step and cost one subproblem 27
-    Newton steps at τ = 10, C = 100 (docs/benchmarks/smm.md, round 6). Any nondecreasing σ_k keeps
+    Newton steps at τ = 10, C = 100 (docs/benchmarks/smm.md, Table 4 notes). Any nondecreasing σ_k keeps
     Algorithm 1 convergent (its Step 3 asks only σ_{k+1} ↑ σ_∞ ≤ ∞; Theorem 3.1), so the factor is a speed
     choice, measured there."""
     if sigma < C < SIGMA_FAST * sigma:

@@ -89,7 +89,7 @@ class Point:
         return float(np.sqrt(np.vdot(self.gW, self.gW) + self.gb**2))
 
 
-EPOCH_RADIUS = 3.0  # an epoch certifies rows for ‖W − W_ref‖ ≤ 3‖d_W‖ (3 beat 10 in CPU s, round 5)
+EPOCH_RADIUS = 3.0  # an epoch certifies rows for ‖W − W_ref‖ ≤ 3‖d_W‖ (3 beat 10 in CPU s)
 EPOCH_MAX_SHARE = 0.25  # an epoch only when at most a quarter of the rows stay uncertified (0.25 beat 0.5)
 
 
@@ -145,7 +145,7 @@ def evaluate(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, gradient:
     p_omega = np.clip(omega, 0.0, C)
     # σ⁻¹E_{δ*_S}(ω) = (‖ω‖² − ‖ω − Π_S ω‖²)/(2σ) (§1.3 of the digest), summed as ⟨Π_S ω, 2ω − Π_S ω⟩/(2σ):
     # the difference of squares loses eps·σ‖r‖² to cancellation (|ω| ≈ σ|r| off the margin), which at
-    # σ ≈ 3e4 exceeded the decreases Armijo asks for and stalled SNCG (docs/benchmarks/smm.md, round 3)
+    # σ ≈ 3e4 exceeded the decreases Armijo asks for and stalled SNCG (docs/benchmarks/smm.md, disagreement 4)
     phi = 0.5 * float(p_omega @ (2.0 * omega - p_omega)) / sigma
     Wc = W if sub.center is None else W - sub.center
     phi += 0.5 * float(np.vdot(Wc, Wc)) + 0.5 * sub.b_weight * (b - sub.b_center) ** 2
@@ -300,7 +300,7 @@ def _spectral_woodbury(sub: Subproblem, spec: SpectralPoint, XJ: np.ndarray, gra
     M⁻¹ is closed-form in the singular-vector basis (`ShiftedInverse`), and P = P½P½ with
     P½ = I − (1 − √((ρ+δ')/c))11ᵀ/m (P's eigenvalue on 1 is 1 − σm/c = (ρ+δ')/c), so with Z = P½X_J
     Woodbury gives Ṽ⁻¹ = M⁻¹ − M⁻¹Zᵀ(σ⁻¹I + ZM⁻¹Zᵀ)⁻¹ZM⁻¹: one |J1|×|J1| Cholesky of a matrix ⪰ σ⁻¹I
-    (no large rank-one term: the Woodbury preconditioner with the b-row in K stalled as ρ → 0, round 5).
+    (no large rank-one term: the Woodbury preconditioner with the b-row in K stalled as ρ → 0).
     X_JM⁻¹X_Jᵀ = X_JX_Jᵀ/κ + X_J(M⁻¹ − I/κ)X_Jᵀ: the Gram matrix ``gram`` (kept across Newton steps by
     `GramCache`) plus a form on the |Ω| = |α|(p + q − |α|) entries where 𝒥 acts, O(|α|·|J1|·pq)."""
     p, q = sub.shape

@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     tables.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     tables.add_argument("--alpha-scale", dest="alpha_scale", default="absolute", choices=["absolute", "lambda"],
                         help="read α_min, α_max of (19) as absolute (App. B, default) or as multiples of λ")
-    peers = sub.add_parser("peers", help="objective, support recovery and time beside OMP and abess (issue 10)")
+    peers = sub.add_parser("peers", help="objective, support recovery and time beside OMP and abess")
     add_peer_arguments(peers)
     setup = sub.add_parser("setup", help="profile of one estimator fit: validation, design, L, iterations, polish")
     add_setup_arguments(setup)

@@ -1,4 +1,4 @@
-"""`python -m solvers.bench sparse peers`: our solvers beside the field's best-subset solvers (issue 10).
+"""`python -m solvers.bench sparse peers`: our solvers beside the field's best-subset solvers.
 
 Same objective for everyone, no intercept, same s; each objective is recomputed from the returned
 coefficients (LS: ½‖y − Xw‖², logistic: Σ log(1 + exp(−yᵢxᵢᵀw))). Times are end to end (set-up,

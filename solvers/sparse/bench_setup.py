@@ -1,4 +1,4 @@
-"""`python -m solvers.bench sparse setup`: where the time of one estimator fit goes (issue 10).
+"""`python -m solvers.bench sparse setup`: where the time of one estimator fit goes.
 
 Profiles (cProfile, one fit each) the default estimator and its fast variant (warm_path=False,
 greedy=False) on the large dense synthetic problems of the peers bench, with the paper's L

@@ -3,12 +3,12 @@
 Scaling the columns, X̃ = X D⁻¹ with D = diag(‖x_j‖) (1 for an all-zero column), leaves the ℓ0
 problem unchanged (the same supports are feasible, w = D⁻¹w̃; only the tiny ridge μ of (23)
 is measured in scaled units) but changes the path a local method takes: the gradient step and
-hard thresholding compare |w̃_j| = ‖x_j‖|w_j| rather than raw magnitudes (issue 10: this alone
+hard thresholding compare |w̃_j| = ‖x_j‖|w_j| rather than raw magnitudes (measured: this alone
 found better subsets in 10 of 14 real cases). The intercept is a last column c·1 that the
 projection never drops (SparseProblem.n_free = 1); c = 1/√m in scaled coordinates.
 
 Dense X is never copied: `ScaledDense` applies X̃ through X (X̃v = X(v/d) + c·v_n,
-X̃ᵀr = (Xᵀr)/d and c·Σr), so building the design costs one pass for the column norms (issue 10:
+X̃ᵀr = (Xᵀr)/d and c·Σr), so building the design costs one pass for the column norms (measured:
 the scaled copy of a dense 2000 × 20000 X took longer than the solve). Sparse X gets one scaled
 CSR copy, O(nnz) like one product, which the solver's CSC copy needs anyway.
 """

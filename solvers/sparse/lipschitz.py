@@ -1,9 +1,9 @@
 """A cheap, safe bound on σ_max(X)², the constant behind the step λ = step_factor / L of (5).
 
 The paper (App. B) asks MATLAB's eigs for σ_max at tolerance 1e-3. ARPACK at a tight tolerance
-can cost far more than the solve itself (issue 10: 4.5 s of a 4.6 s fit on a dense 2000 × 20000
+can cost far more than the solve itself (measured: 4.5 s of a 4.6 s fit on a dense 2000 × 20000
 X), and ARPACK with a fixed all-ones start fails with "Starting vector is zero" when that vector
-lies in the null space of a very sparse X (issue 15). Here:
+lies in the null space of a very sparse X (the sparse generator at low density). Here:
 
 * small X (min(m, n) ≤ EXACT_SIDE): the exact largest eigenvalue of the small Gram matrix;
 * otherwise a few steps of Lanczos on the smaller Gram operator (XXᵀ or XᵀX, two products with

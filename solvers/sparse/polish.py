@@ -2,7 +2,7 @@
 
 Swap polish (a 1-exchange local search, as in the splicing of abess, Zhu et al. PNAS 2020, but
 one index at a time). APG+ from w⁰ = 0 stops at an L-stationary point, which can be a clearly
-worse subset than the best (issue 10). From the solver's support S, weakest contribution
+worse subset than the best (leukemia, s = 10: 4.86 against 0.062). From the solver's support S, weakest contribution
 |w_i|·‖x_i‖ first:
     w⁻ = argmin f on S \\ {i}                       (refit; restricted.py)
     C  = the N_CANDIDATES j ∉ S \\ {i} of largest |∇_j f(w⁻)| / ‖x_j‖   (one GE; for LS the

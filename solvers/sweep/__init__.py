@@ -1,4 +1,4 @@
-"""Grids of independent runs on Dask distributed (issue 14): ``python -m solvers.sweep --help``.
+"""Grids of independent runs on Dask distributed: ``python -m solvers.sweep --help``.
 
     from solvers.sweep import expand, executor, run_sweep, solve_job
     configs = expand({"dataset": ["iris", "wine"], "method": ["twsvm", "knpsvc"], "seed": [0, 1, 2]},

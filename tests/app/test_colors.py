@@ -1,4 +1,4 @@
-"""Colour-blind-safe method looks (issue 13 item 6): every pair of methods of a family differs in dash and
+"""Colour-blind-safe method looks: every pair of methods of a family differs in dash and
 marker, and the pairs the issue found confusable differ in colour under simulated deuteranopia and protanopia."""
 from __future__ import annotations
 

@@ -161,7 +161,7 @@ def test_smm_path_form_refuses_before_any_path_job_starts(monkeypatch):
 
 def test_metric_full_size_segment_preset_is_accepted_and_screening_weighs_less(monkeypatch):
     """The page's "segment at full size" preset (2,310 samples in 7 classes of 330, d = 19, k = 20, ρ = 0.9, a naive
-    and an RRPB+PGB path) took 75 CPU s on the shared machine (round 7); the old model estimated 117 min and the page
+    and an RRPB+PGB path) took 75 CPU s on the shared machine; the old model estimated 117 min and the page
     refused it. A screened path is estimated below a naive one (its iterations cost about half)."""
     monkeypatch.delenv("OPTLAB_RUN_LIMIT_S", raising=False)
     y = np.repeat(np.arange(7), 330)

@@ -1,4 +1,4 @@
-"""PNG/SVG export (issue 13, offline exports): kaleido draws a page's figure in the system Chromium, without
+"""PNG/SVG export, offline: kaleido draws a page's figure in the system Chromium, without
 network (plotly.js from the plotly package, MathJax off). Skipped with the reason where kaleido or Chromium is
 missing; the HTML export covers those machines."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Page state (issue 13): readable URL values, tolerant parsing of hand-edited links, sliders that return to
+"""Page state: readable URL values, tolerant parsing of hand-edited links, sliders that return to
 their default, plain-text labels, the open tab and loaded configurations surviving reruns.
 
 Unit tests of the parser and the slider grids, then AppTest runs of the Foundations page (the cheapest page).

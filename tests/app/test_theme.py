@@ -1,4 +1,4 @@
-"""The lab's figure look (app/ui/theme.py, issue 13 item 4): every figure on every page, the family pages' own
+"""The lab's figure look (app/ui/theme.py): every figure on every page, the family pages' own
 figures included, has ticks of at least 14 px (16 px in presentation mode) and axis titles in AA contrast."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input, pages layer (issue 15): uploads, impossible URL values and oversized settings through AppTest.
+"""Bad input, pages layer: uploads, impossible URL values and oversized settings through AppTest.
 
 Each case opens a page the way a user (or a link) would, and asserts that no exception element is rendered
 and that an st.error says what to change. Files are generated here, never committed.

@@ -1,4 +1,4 @@
-"""Page state in a real browser (issue 13): the open tab survives a rerun and a reload, a hand-written link
+"""Page state in a real browser: the open tab survives a rerun and a reload, a hand-written link
 with readable values reproduces the configuration, the shared link and the exported JSON round-trip, and an
 exported HTML figure renders with the network blocked.
 

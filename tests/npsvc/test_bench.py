@@ -68,7 +68,7 @@ def test_tiny_time_table(capsys):
     assert main(["--part", "time", "--datasets", "iris,wine", "--repeats", "2", "--clock", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "cpu seconds, fastest of 2" in out and "K-NPSVC++ / TWSVM" in out
-    assert "| iris |" in out and "| wine |" in out  # every dataset asked for, not only issue 12's three
+    assert "| iris |" in out and "| wine |" in out  # every dataset asked for, not only the default digits, DNA and USPS
     assert "tol 1e-3 / TWSVM" in out and "test acc % (default / tol 1e-3)" in out
     assert "K-NPSVC++ (default) [s]" in out and "outer it. (default / tol 1e-3)" in out
 

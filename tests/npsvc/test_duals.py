@@ -76,7 +76,7 @@ def test_twsvm_hyperplanes_match_cvxpy(kernel):
 @pytest.mark.parametrize("tau_p", [0.0, 0.3])
 def test_twsvm_equals_its_duals_solved_alone_and_in_lockstep(tau_p):
     """run_twsvm (duals one after another, each to its relative gap) against each dual solved by BoxQP.solve
-    to a KKT residual of 1e-12 and against round 5's lockstep iteration (baselines.advance), in λ and u."""
+    to a KKT residual of 1e-12 and against the lockstep iteration (baselines.advance), in λ and u."""
     from solvers.npsvc.baselines import advance
 
     problem = small_problem("rbf")

@@ -35,7 +35,7 @@ def test_generator_follows_the_recipe():
 
 
 def test_train_test_split_of_the_generator_is_a_view_with_the_masked_rows():
-    """The generator's test part is its tail: the split returns views (no second copy of a 2.5 GB set, round 4)
+    """The generator's test part is its tail: the split returns views (no second copy of a 2.5 GB set)
     holding exactly the rows the mask selects; a shuffled mask still gets copies of the right rows."""
     ds = make_smm_synthetic(n_train=40, p=3, q=4, seed=2)
     X, y, X_te, y_te = smm.train_test(ds)

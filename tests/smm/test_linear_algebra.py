@@ -186,8 +186,8 @@ def _exact_half_squares_difference(a, b) -> Fraction:
 
 def test_phi_keeps_its_accuracy_at_a_large_penalty():
     """At σ = 1e5 most |ω_j| ≈ σ·|margin residual| ≈ 1e5: φ's box envelope (‖ω‖² − ‖ω − Π_S ω‖²)/(2σ) must not
-    lose eps·‖ω‖²/σ to cancellation (the round-2 stall: Armijo's decreases fell below that error and SNCG gave
-    up, docs/benchmarks/smm.md round 3). Reference: the definition in exact rational arithmetic on the same ω."""
+    lose eps·‖ω‖²/σ to cancellation (a measured stall: Armijo's decreases fell below that error and SNCG gave
+    up, docs/benchmarks/smm.md, disagreement 4). Reference: the definition in exact rational arithmetic on the same ω."""
     rng = np.random.default_rng(7)
     n, p, q, C, sigma = 2000, 4, 4, 10.0, 1e5
     X = rng.standard_normal((n, p * q))

@@ -129,7 +129,7 @@ def test_start_sigma0_follows_the_data_scale():
 
 @pytest.mark.parametrize("sigma0_factor", [1e-3, 1.0, 10.0])
 def test_alm_sncg_reaches_1e8_from_penalties_far_from_the_data_scale(sigma0_factor):
-    """The round-2 stall (docs/benchmarks/smm.md, round 3): from σ₀ far from 20/mean‖X_i‖², σ grows past 1e4 and
+    """A stall of φ's envelopes (docs/benchmarks/smm.md, disagreement 4): from σ₀ far from 20/mean‖X_i‖², σ grows past 1e4 and
     φ's value lost more to cancellation than the decreases Armijo asks for, so SNCG gave up on line searches
     and the ALM crept on (49–108 steps here, η_kkt stuck at 2e-2 on (1e4, 100, 100)). Every run must reach
     η_kkt ≤ 1e-8 with the independent residual (46), a small relative duality gap and no failed line search,
@@ -174,7 +174,7 @@ def test_subsample_start_is_a_start_not_a_solution():
 
 @pytest.mark.parametrize("C", [1.0, 10.0])
 def test_alm_sncg_reaches_a_tight_tolerance_on_float32_samples(C):
-    """Float32 samples reach η_kkt ≤ 1e-8 (round 5's SNCG epochs stalled here at 3e-7 … 5e-6 after 150 ALM
+    """Float32 samples reach η_kkt ≤ 1e-8 (SNCG's Newton-step epochs stalled here at 3e-7 … 5e-6 after 150 ALM
     steps: their float32 sums of capped rows entered φ), and the result is the float64 solution of the same
     rounded data."""
     from solvers.smm import train_test

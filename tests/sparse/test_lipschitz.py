@@ -57,7 +57,7 @@ def test_tighter_tolerance_gives_a_tighter_bound():
 
 
 def test_low_density_generator_data_build_a_problem():
-    # issue 15: the sparse generator at low density made ARPACK's fixed start fail before any work
+    # the sparse generator at low density made ARPACK's fixed all-ones start fail before any work
     from solvers import datasets
     from solvers.sparse import make_problem
 

@@ -1,4 +1,4 @@
-"""Set-up that costs less than the solve (issue 10): implicit column scaling and a backtracked L."""
+"""Set-up that costs less than the solve: implicit column scaling and a backtracked L."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
