@@ -99,11 +99,11 @@ def convergence_tab(results, chosen, labels, tol):
 
 def convergence_figures(results, labels, tol) -> dict:
     """η_kkt against time and iterations, the relative objective, and ALM-SNCG's anatomy when it ran."""
-    histories = {k: r.history for k, r in results.items()}
+    best = min((float(r.history["objective"].min()) for r in results.values() if len(r.history)), default=np.nan)
+    # new frames: a stored run's history is shared by every session's thread and must never change in place
+    histories = {k: r.history.assign(relobj_best=np.abs(r.history["objective"] - best) / (1 + abs(best)))
+                 for k, r in results.items()}
     out = {}
-    best = min((float(h["objective"].min()) for h in histories.values() if len(h)), default=np.nan)
-    for h in histories.values():
-        h["relobj_best"] = np.abs(h["objective"] - best) / (1 + abs(best))
     out["kkt_time"] = ui.line_chart(histories, "time", "kkt", log_y=True, title="η_kkt (46) vs solver time",
                                     x_title="solver time [s]", y_title="η_kkt", color_keys=labels)
     ui.add_reference(out["kkt_time"], [0, max((h["time"].max() for h in histories.values()), default=1)],
