@@ -177,10 +177,14 @@ def test_one_running_run_per_session_and_the_queue_shows_places(pool, tmp_path):
     a = pool.subscribe("fair-a", [job("a1", held(str(gate))), job("a2", quick("a2"))])
     b = pool.subscribe("fair-b", [job("b1", held(str(gate)))])
     c = pool.subscribe("fair-c", [job("c1", quick("c1"))])
-    # two workers: A's first run and B's run; A's second waits although it came before C's
-    assert [s.state for s in a.poll()] == [RUNNING, QUEUED] and b.poll()[0].state == RUNNING
-    assert a.poll()[1].place == 1 and c.poll()[0].place == 2
-    gate.touch()
+    try:
+        # two workers: A's first run and B's run (a replaced worker may still be starting: wait for both); A's second
+        # waits although it came before C's, and goes on waiting while the gate holds both workers
+        until(lambda: [s.state for s in a.poll()] == [RUNNING, QUEUED] and b.poll()[0].state == RUNNING,
+              "A's first run and B's run on the two workers")
+        assert a.poll()[1].place == 1 and c.poll()[0].place == 2
+    finally:
+        gate.touch()  # a failed check must not leave both workers held for the tests after it
     for lease in (a, b, c):
         assert all(s.state == DONE for s in finish(lease))
     assert a.flights[1].started < c.flights[0].started  # first come, first served once A's first run ended
@@ -192,8 +196,10 @@ def test_a_configuration_many_sessions_share_runs_its_methods_side_by_side(pool,
     gate = tmp_path / "go"
     jobs = [job("lecture-1", held(str(gate))), job("lecture-2", held(str(gate)))]
     leases = [pool.subscribe(f"student-{i}", jobs) for i in range(5)]
-    assert [s.state for s in leases[-1].poll()] == [RUNNING, RUNNING]
-    gate.touch()
+    try:  # charged to one student, the second run would stay queued until the gate opens
+        until(lambda: [s.state for s in leases[-1].poll()] == [RUNNING, RUNNING], "both runs on the two workers at once")
+    finally:
+        gate.touch()  # a failed check must not leave both workers held for the tests after it
     assert all(s.state == DONE for lease in leases for s in finish(lease))
 
 
