@@ -57,7 +57,8 @@ async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], 
             out["steps"].append(ms / 1000)
         out["exceptions"] = await page.locator("[data-testid='stException']").count()
     except Exception as exc:  # a browser that fails is reported, not raised: the protocol students go on
-        out["failure"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        first_line = next(iter(str(exc).splitlines()), "")  # a timeout has no message at all
+        out["failure"] = f"{type(exc).__name__}: {first_line}".rstrip(": ")
     finally:
         await context.close()
     return out
