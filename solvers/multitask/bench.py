@@ -5,7 +5,7 @@
     python -m solvers.bench multitask --only school --splits 3
 
 Ratios are measured side by side in one run. The seed (the paper's appendices) holds no timing or
-accuracy table, so the "paper" column shows the issue's target (APG or BCD ≥ 100× faster than the SDP
+accuracy table, so the "paper" column shows the lab's target (APG or BCD ≥ 100× faster than the SDP
 solver at d = 50, m = 20) and the paper's qualitative claim (the SDP does not scale; rASO beats
 single-task learning).
 """
@@ -56,7 +56,7 @@ def speed_table(sizes, n_per_task: int, alpha: float, beta: float, h: int, cvxpy
     title = (f"Time to relative gap {GAP:g} (least squares, n_ℓ = {n_per_task}, α = {alpha}, β = {beta}, "
              f"η = {beta / alpha:g}, h = {h})")
     columns = ["d", "m", "F*", "APG [s] (iters)", "APG + restart [s] (iters)", "PG [s] (iters)", "BCD [s] (iters)",
-               "cvxpy/CLARABEL solver [s] (wall)", "cvxpy gap", "cvxpy ÷ fastest of APG/BCD", "paper / issue target"]
+               "cvxpy/CLARABEL solver [s] (wall)", "cvxpy gap", "cvxpy ÷ fastest of APG/BCD", "paper / target"]
     print(f"\n## {title}\n| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
     rows = []
     cases = [(f"{d}", f"{m}", generate("multitask-subspace", d=d, m=m, n_per_task=n_per_task, n_test=0,

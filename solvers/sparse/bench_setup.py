@@ -4,7 +4,7 @@ Profiles (cProfile, one fit each) the default estimator and its fast variant (wa
 greedy=False) on the large dense synthetic problems of the peers bench, with the paper's L
 (Lanczos bound on σ_max(X)²) and with the backtracked L, and splits the wall time into: input
 validation, the design (column norms; no copy of dense X), the bound on L, the solver's own
-iterations (every solve of the fit), the greedy start, the swap polish. The issue's target is a
+iterations (every solve of the fit), the greedy start, the swap polish. The target is a
 whole fit ≤ 2× the iterations.
 """
 from __future__ import annotations

@@ -122,7 +122,7 @@ def test_the_walk_drives_formatted_options_by_their_labels():
 
 
 def test_metric_rules_picked_by_their_labels():
-    """The state the issue's walk reached: "sphere + linear" picked in the Metric page's Rules."""
+    """The state a seeded walk reached (AppTest raised TypeError there): "sphere + linear" picked in Metric's Rules."""
     at = open_page("metric")
     pick(at.multiselect(key="ml.rules"), ["sphere", "sphere + linear"]).run()
     assert_clean(at)
