@@ -153,6 +153,7 @@ def metric_cost(y, n_features: int, *, k: int, diagonal: bool, max_samples: int,
 #: typical iterations per multitask method at its tolerance (APG: 97 on the page's default, its cap of 200 with
 #: η = 0.1; BCD: 3 and 21 outer steps); the others run to TYPICAL_ITERS
 MULTITASK_TYPICAL_ITERS = {"apg": 150, "bcd": 15}
+SDP_NEWTON_STEPS = 30  # interior-point iterations of the cvxpy SDP (CLARABEL) before its tolerance
 
 
 def multitask_cost(ds, n_rows: int, *, max_iter: int, methods: int | Sequence[str]) -> Cost:
@@ -167,12 +168,19 @@ def multitask_cost(ds, n_rows: int, *, max_iter: int, methods: int | Sequence[st
     stacked = n_rows * m if shared or ds.groups is None else n_rows
     d = ds.n_features
     names = ["?"] * methods if isinstance(methods, int) else list(methods) or ["?"]
+    first_order = [name for name in names if name != "cvxpy"]
     flops = 4.0 * stacked * d + (10.0 * d**3 + 4.0 * m * d * d) * (FLOP_RATE / BLAS_RATE)
+    iterations = sum(min(max_iter, MULTITASK_TYPICAL_ITERS.get(name, TYPICAL_ITERS)) for name in first_order)
+    # the cvxpy SDP: an interior-point method whose Newton systems are dense in the d(d+1)/2 entries of M
+    # ((d²/2)³ flops at BLAS speed each, about SDP_NEWTON_STEPS of them; d = 64 took 50–63 s here)
+    sdp_seconds = (len(names) - len(first_order)) * SDP_NEWTON_STEPS * (d * d / 2) ** 3 / BLAS_RATE
+    iterations_all = max(iterations, 1)
     memory = 8.0 * (stacked * (d + 4) + 6 * d * d + 4 * m * d) * 2
     return Cost(f"{stacked:,} task rows, d = {d}, {m} tasks, {len(names)} method(s)",
-                sum(min(max_iter, MULTITASK_TYPICAL_ITERS.get(name, TYPICAL_ITERS)) for name in names), flops, memory,
-                "Use fewer rows per task, fewer features (PCA) or fewer tasks, or lower max_iter.",
-                max_iterations=len(names) * max_iter)
+                iterations_all, flops * iterations / iterations_all, memory,
+                "Use fewer rows per task, fewer features (PCA) or fewer tasks, lower max_iter, or leave out the "
+                "cvxpy SDP.", max_iterations=max(len(first_order) * max_iter, 1),
+                overhead=sdp_seconds / iterations_all)
 
 
 #: typical iterations per ℓ0 method on least squares (PG: 141 on the page's synthetic default, 679 with correlated

@@ -173,3 +173,16 @@ def test_metric_full_size_segment_preset_is_accepted_and_screening_weighs_less(m
     cost.check(preset)
     assert preset.seconds < cost.DEFAULT_RUN_LIMIT / 2
     assert estimate(["sphere"]).seconds < estimate(["naive"]).seconds < preset.seconds
+
+
+def test_the_cvxpy_sdp_is_costed_as_an_interior_point_method_not_as_first_order_steps():
+    """The SDP's Newton systems grow as d⁶: at d = 64 (the multitask-digits generator) it took 50–63 s live, while
+    first-order steps at that size cost milliseconds; it must wait for Run there, and stay cheap at d = 10."""
+    from types import SimpleNamespace
+
+    from app.ui.cost import LIVE_SECONDS, multitask_cost
+
+    data = lambda d: SimpleNamespace(y=np.zeros((100, 5)), groups=None, classes=[0, 1], n_features=d)  # noqa: E731
+    assert multitask_cost(data(64), 100, max_iter=200, methods=["bcd"]).seconds < LIVE_SECONDS
+    assert multitask_cost(data(64), 100, max_iter=200, methods=["bcd", "cvxpy"]).seconds > LIVE_SECONDS
+    assert multitask_cost(data(10), 100, max_iter=200, methods=["apg", "cvxpy"]).seconds < LIVE_SECONDS
