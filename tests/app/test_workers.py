@@ -173,21 +173,26 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_says_so(pool, tmp_path)
 
 
 def test_one_running_run_per_session_and_the_queue_shows_places(pool, tmp_path):
-    gate = tmp_path / "go"
-    a = pool.subscribe("fair-a", [job("a1", held(str(gate))), job("a2", quick("a2"))])
-    b = pool.subscribe("fair-b", [job("b1", held(str(gate)))])
+    gate_a, gate_b = tmp_path / "go-a", tmp_path / "go-b"
+    a = pool.subscribe("fair-a", [job("a1", held(str(gate_a))), job("a2", quick("a2"))])
+    b = pool.subscribe("fair-b", [job("b1", held(str(gate_b)))])
     c = pool.subscribe("fair-c", [job("c1", quick("c1"))])
     try:
         # two workers: A's first run and B's run (a replaced worker may still be starting: wait for both); A's second
-        # waits although it came before C's, and goes on waiting while the gate holds both workers
+        # waits although it came before C's, and goes on waiting while the gates hold both workers
         until(lambda: [s.state for s in a.poll()] == [RUNNING, QUEUED] and b.poll()[0].state == RUNNING,
               "A's first run and B's run on the two workers")
         assert a.poll()[1].place == 1 and c.poll()[0].place == 2
+        # A's first run ends while B's still holds the other worker: first come, first served, so A's second
+        # run takes the free worker before C's (had B's ended first, C's would rightly go while A still ran)
+        gate_a.touch()
+        assert all(s.state == DONE for s in finish(a))
     finally:
-        gate.touch()  # a failed check must not leave both workers held for the tests after it
-    for lease in (a, b, c):
+        gate_a.touch()  # a failed check must not leave both workers held for the tests after it
+        gate_b.touch()
+    for lease in (b, c):
         assert all(s.state == DONE for s in finish(lease))
-    assert a.flights[1].started < c.flights[0].started  # first come, first served once A's first run ended
+    assert a.flights[1].started < c.flights[0].started
 
 
 def test_a_configuration_many_sessions_share_runs_its_methods_side_by_side(pool, tmp_path):
