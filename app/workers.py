@@ -16,6 +16,10 @@ The pool is started once per server (the first run starts it) and shared by ever
   once: one student's three methods queue behind each other while another student's run starts, and a run
   many students share is charged to one not charged yet. Otherwise the queue is first come, first served (a
   burst of new sessions starts in the order it arrived).
+- **Long runs yield.** A run that has used ``DEMOTE_AFTER_CPU_SECONDS`` of CPU drops to nice
+  ``LONG_RUN_NICE`` (Linux, where the nice value is a thread's: each run has a thread of its own, and the next
+  run starts at the normal priority again). It still takes every idle cycle, but the page reruns and the short
+  runs of a class go first, so one student's long run costs the others little more than its core.
 - **Faults.** A worker that dies is replaced; the run it held fails with a message saying so. A cancelled run
   whose solver does not reach its callback within ``KILL_AFTER_SECONDS`` has its worker killed and replaced.
 
@@ -52,6 +56,8 @@ log = logging.getLogger(__name__)
 WORKERS_ENV = "OPTLAB_WORKERS"
 FLUSH_SECONDS = 0.1  # how often a worker sends its new rows and looks for a stop
 KILL_AFTER_SECONDS = 5.0  # a cancelled run still busy after this long has its worker killed
+DEMOTE_AFTER_CPU_SECONDS = 1.0  # a run's CPU at full priority: a lecture's fresh runs take well under a second
+LONG_RUN_NICE = 10  # the scheduler then gives a long run ≈ 1/10 of a core that others want (weights 110 : 1024)
 DETACH_GRACE_SECONDS = 10.0  # how long a run interrupted by a rerun waits for its session to come back
 # imported by each worker as it starts, so a first run does not wait for numpy, scipy, pandas and scikit-learn;
 # NPSVC++ is left to its first run: it imports torch (≈5 s and a few hundred MB in every worker)
@@ -481,14 +487,16 @@ def _preload() -> None:
 
 
 def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload: bytes) -> None:
+    """Run one payload in a thread of its own (its priority is the thread's: see ``_demote``), streaming rows."""
     from solvers.core import InputError
 
     rows: list[dict] = []
-    stopped = False
+    stopped = demoted = False
     last = -FLUSH_SECONDS  # the first row goes at once: the page sees the run has started
+    cpu_start = 0.0
 
     def callback(row: dict) -> bool | None:
-        nonlocal last, stopped
+        nonlocal last, stopped, demoted
         rows.append(row)
         now = time.monotonic()
         if now - last >= FLUSH_SECONDS:
@@ -498,21 +506,45 @@ def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload:
             while conn.poll():
                 message = pickle.loads(conn.recv_bytes())
                 stopped = stopped or (message[0] == "stop" and message[1] == seq)
+            if not demoted and time.thread_time() - cpu_start > DEMOTE_AFTER_CPU_SECONDS:
+                demoted = True
+                _demote()
         return False if stopped else None
 
-    try:
-        result = pickle.loads(payload)(callback)
-    except InputError as exc:
-        send(("error", seq, "input", str(exc)))
-    except MemoryError as exc:
-        send(("error", seq, "memory", str(exc)))
-    except Exception as exc:  # noqa: BLE001 (the page shows a short message; this process's stderr the traceback)
-        import traceback
+    def run() -> None:
+        nonlocal cpu_start
+        cpu_start = time.thread_time()
+        try:
+            result = pickle.loads(payload)(callback)
+        except InputError as exc:
+            send(("error", seq, "input", str(exc)))
+        except MemoryError as exc:
+            send(("error", seq, "memory", str(exc)))
+        except Exception as exc:  # noqa: BLE001 (the page shows a short message; this process's stderr the traceback)
+            import traceback
 
-        traceback.print_exc()
-        send(("error", seq, "failed", f"{type(exc).__name__}: {exc}"))
-    else:
-        send(("done", seq, result, rows))
+            traceback.print_exc()
+            send(("error", seq, "failed", f"{type(exc).__name__}: {exc}"))
+        else:
+            send(("done", seq, result, rows))
+
+    thread = threading.Thread(target=run, name=f"run-{seq}")
+    thread.start()
+    thread.join()
+
+
+def _demote() -> None:
+    """Lower the calling thread's CPU priority to ``LONG_RUN_NICE``.
+
+    Only on Linux, where the nice value belongs to a thread (setpriority(2), NPTL): elsewhere it is the whole
+    worker's, and an unprivileged process can never raise it again for the runs after this one."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), LONG_RUN_NICE))
+    except OSError:  # not allowed here: the run goes on at its priority
+        pass
 
 
 if __name__ == "__main__":
