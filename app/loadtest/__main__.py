@@ -77,7 +77,7 @@ async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespac
 
         links = [drag_links(page, args.steps, 1000 + k) if args.scenario == "drag" else lesson_links(page, args.steps)
                  for k in range(args.browsers)]
-        browsers_task = asyncio.ensure_future(run_browsers(url, page, links, timeout=args.timeout))
+        browsers_task = asyncio.ensure_future(run_browsers(url, page, links, think=args.think, timeout=args.timeout))
     logs = await run_class(url, page, args.scenario, args.students, args.steps, spread=args.spread,
                            think=args.think, timeout=args.timeout)
     if args.browsers:

@@ -3,6 +3,8 @@ the same links, timed in the page: from the history step to the app's "not runni
 
 A step is a history step to the next link (``history.pushState`` and a ``popstate`` event, what Back and Forward
 do), so the page reruns in the same session as a protocol student's step does; a ``goto`` would open a new session.
+A browser waits ``think`` seconds between steps, as the protocol students do. The page is loaded once its first
+script run has ended: the app says "notRunning" before that run starts as well, and a step sent then was lost.
 """
 from __future__ import annotations
 
@@ -17,19 +19,44 @@ from .lessons import query_string
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 APP = "[data-testid='stApp']"
-# resolves with the milliseconds from the history step until the script has run and stopped again
-STEP_JS = """(query) => new Promise((resolve) => {
-  const app = document.querySelector("[data-testid='stApp']");
-  const t0 = performance.now();
-  let ran = false;
-  const observer = new MutationObserver(() => {
-    const state = app.getAttribute('data-test-script-state');
-    if (state === 'running') ran = true;
-    else if (ran && state === 'notRunning') { observer.disconnect(); resolve(performance.now() - t0); }
-  });
-  observer.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+# installed before the page loads: counts the changes of the script state and the script runs that ended (from the
+# mutation records' old values, so that a run shorter than one observer call counts too)
+COUNT_RUNS_JS = """(() => {
+  window.__optlabStateChanges = 0;
+  window.__optlabRunsEnded = 0;
+  new MutationObserver((records) => {
+    const app = document.querySelector("[data-testid='stApp']");
+    window.__optlabStateChanges += records.length;
+    if (records.some((r) => r.oldValue === 'running') && app.getAttribute('data-test-script-state') === 'notRunning') {
+      window.__optlabRunsEnded += 1;
+      window.dispatchEvent(new CustomEvent('optlab-run-ended'));
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],
+                        attributeOldValue: true});
+})();"""
+IDLE_AFTER_A_RUN_JS = "() => window.__optlabRunsEnded > 0"
+# resolves with [milliseconds from the history step until a script run ended after it, history events sent]: the
+# page sometimes takes no notice of a synthetic popstate (no rerun request leaves it), so one that has started no
+# run within RESEND_MS is sent again, and the time counts from the one the page took
+RESEND_MS = 5000
+STEP_JS = """([query, resendMs]) => new Promise((resolve) => {
+  const changes = window.__optlabStateChanges, ended = window.__optlabRunsEnded;
+  let t0 = performance.now(), sent = 0;
+  const send = () => {
+    t0 = performance.now();
+    sent += 1;
+    window.dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+    setTimeout(() => { if (window.__optlabStateChanges === changes && sent < 3) send(); }, resendMs);
+  };
+  const done = () => {
+    if (window.__optlabRunsEnded > ended) {
+      window.removeEventListener('optlab-run-ended', done);
+      resolve([performance.now() - t0, sent]);
+    }
+  };
+  window.addEventListener('optlab-run-ended', done);
   history.pushState({}, '', location.pathname + (query ? '?' + query : ''));
-  window.dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+  send();
 })"""
 
 
@@ -38,33 +65,39 @@ def chromium() -> str | None:
         "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 
 
-async def _wait_idle(page, timeout_ms: float) -> None:
-    await page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
-    await page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
+async def _wait_first_run(page, timeout_ms: float) -> None:
+    """Until the page's first script run has ended (its "notRunning" before that run is no answer)."""
+    await page.wait_for_function(IDLE_AFTER_A_RUN_JS, timeout=timeout_ms)
 
 
-async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], timeout: float) -> dict[str, Any]:
-    out: dict[str, Any] = {"first_load": None, "steps": [], "failure": None, "exceptions": 0}
+async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], think: float,
+                      timeout: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"first_load": None, "steps": [], "failure": None, "exceptions": 0, "resent": 0}
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
+    await page.add_init_script(COUNT_RUNS_JS)
     try:
         start = time.perf_counter()
         await page.goto(f"{url}/{page_name}")
-        await _wait_idle(page, timeout * 1000)
+        await _wait_first_run(page, timeout * 1000)
         out["first_load"] = time.perf_counter() - start
         for link in links:
-            ms = await asyncio.wait_for(page.evaluate(STEP_JS, query_string(link)), timeout)
+            await asyncio.sleep(think)
+            ms, sent = await asyncio.wait_for(page.evaluate(STEP_JS, [query_string(link), RESEND_MS]), timeout)
             out["steps"].append(ms / 1000)
+            out["resent"] += sent - 1
         out["exceptions"] = await page.locator("[data-testid='stException']").count()
     except Exception as exc:  # a browser that fails is reported, not raised: the protocol students go on
         first_line = next(iter(str(exc).splitlines()), "")  # a timeout has no message at all
-        out["failure"] = f"{type(exc).__name__}: {first_line}".rstrip(": ")
+        where = f"step {len(out['steps']) + 1}" if out["first_load"] is not None else "first load"
+        state = await page.evaluate(f"() => document.querySelector(\"{APP}\")?.getAttribute('data-test-script-state')")
+        out["failure"] = f"{type(exc).__name__} at {where} (script {state}): {first_line}".rstrip(": ")
     finally:
         await context.close()
     return out
 
 
-async def run_browsers(url: str, page_name: str, links_per_browser: Sequence[Sequence[dict]],
+async def run_browsers(url: str, page_name: str, links_per_browser: Sequence[Sequence[dict]], think: float = 0.5,
                        timeout: float = 300.0) -> list[dict[str, Any]]:
     from playwright.async_api import async_playwright
 
@@ -74,7 +107,7 @@ async def run_browsers(url: str, page_name: str, links_per_browser: Sequence[Seq
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=path, args=FLAGS)
         try:
-            return await asyncio.gather(*(one_browser(browser, url, page_name, links, timeout)
+            return await asyncio.gather(*(one_browser(browser, url, page_name, links, think, timeout)
                                           for links in links_per_browser))
         finally:
             await browser.close()

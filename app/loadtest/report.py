@@ -74,6 +74,7 @@ def build(config: dict[str, Any], logs: Sequence[StudentLog], samples: Sequence[
         report["browsers"] = {"steps": percentiles([s for b in browsers for s in b["steps"]]),
                               "first_load": percentiles([b["first_load"] for b in browsers if b["first_load"]]),
                               "failures": [b["failure"] for b in browsers if b["failure"]],
+                              "history_steps_resent": sum(b["resent"] for b in browsers),
                               "exception_boxes": sum(b["exceptions"] for b in browsers)}
     return report
 
@@ -104,6 +105,10 @@ def markdown(report: dict[str, Any]) -> str:
                  f"{len(report['failures'])}, exception elements {report['exception_elements']}, st.error boxes "
                  f"{report['error_boxes']}, Run presses {report['run_presses']}, students whose last step shows "
                  f"other values {len({w.split(':')[0] for w in report['wrong_last_state']})}.")
+    if "browsers" in report:
+        b = report["browsers"]
+        lines.append(f"Browsers: failures {b['failures'] or 0}, exception elements {b['exception_boxes']}, history "
+                     f"steps the page missed and the harness sent again {b['history_steps_resent']}.")
     srv = report.get("server")
     if srv:
         lines.append(f"Server: RSS {srv['rss_start_mb']} → peak {srv['rss_peak_mb']} MB"

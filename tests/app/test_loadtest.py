@@ -62,3 +62,23 @@ def test_the_commands_in_the_serving_guide_parse():
             parse(argv)
         else:
             warm.parse(argv)
+
+
+@pytest.mark.slow
+def test_a_real_browser_steps_through_the_lesson_beside_a_student(tmp_path):
+    """The harness's browser mode, in its own process (as a lecturer runs it): each history step reruns the page
+    and is timed; none is lost (a lost one timed out) and none shows an exception."""
+    import json
+    import subprocess
+    import sys
+
+    from app.loadtest.browsers import chromium
+
+    if chromium() is None:
+        pytest.skip("no Chromium for the browser mode (.ci/run installs it: apt-get install chromium)")
+    out = tmp_path / "report.json"
+    subprocess.run([sys.executable, "-m", "app.loadtest", "--students", "1", "--browsers", "1", "--steps", "3",
+                    "--page", "foundations", "--timeout", "120", "--json", str(out)], check=True, timeout=600)
+    browsers = json.loads(out.read_text())["browsers"]
+    assert browsers["failures"] == []
+    assert browsers["steps"]["n"] == 3 and browsers["exception_boxes"] == 0
