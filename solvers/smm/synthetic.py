@@ -25,6 +25,9 @@ def make_smm_synthetic(n_train: int = 1000, p: int = 10, q: int = 10, r: int = 0
     if rank > min(p, q):
         raise InputError(f"rank r = {rank} exceeds min(p, q) = {min(p, q)}; choose r ≤ {min(p, q)} (0 = min(20, p, q))")
     n_total = math.ceil(1.25 * n_train)
+    if rank > n_total:  # b_1..b_r are orthonormal in R^n_total
+        raise InputError(f"rank r = {rank} needs at least {rank} samples in all, and n = {n_train} gives {n_total} "
+                         f"(n plus the 25 % test part); choose n ≥ {math.ceil(rank / 1.25)} or r ≤ {n_total}")
     dtype = np.float32 if float32 else np.float64
     check_memory(n_total * p * q * np.dtype(dtype).itemsize * 1.2, f"the synthetic set of {n_total} samples of {p}×{q}")
     rng = np.random.default_rng(seed)

@@ -32,6 +32,10 @@ def test_generator_follows_the_recipe():
     assert make_smm_synthetic(n_train=100, p=4, q=5, float32=True).X.dtype == np.float32
     with pytest.raises(InputError):
         make_smm_synthetic(n_train=10, p=3, q=4, r=5)
+    # r orthonormal columns b_1..b_r need r samples in all (n_train = 20 gives 25; an app walk reached r = 38)
+    with pytest.raises(InputError, match="needs at least 38 samples"):
+        make_smm_synthetic(n_train=20, p=146, q=181, r=38)
+    assert make_smm_synthetic(n_train=20, p=30, q=30, r=25).meta["rank"] == 25
 
 
 def test_train_test_split_of_the_generator_is_a_view_with_the_masked_rows():
