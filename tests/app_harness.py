@@ -25,15 +25,22 @@ import numpy as np
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
+from app.ui.page_state import EVERY_TAB
+
 APP = Path(__file__).resolve().parents[1] / "app"
 DEFAULT_TIMEOUT = 120
 
 
 def open_page(name: str, *, timeout: float = DEFAULT_TIMEOUT, query: dict[str, str] | None = None,
-              run: bool = True) -> AppTest:
-    """AppTest for app/views/<name>.py (or app/main.py for "main"), run once unless ``run=False``."""
+              run: bool = True, every_tab: bool = True) -> AppTest:
+    """AppTest for app/views/<name>.py (or app/main.py for "main"), run once unless ``run=False``.
+
+    ``every_tab``: the page draws all its tabs on every run (``tabs_to_draw``), so that a test reads every
+    view's widgets and figures without opening each tab; False draws the open tab only, as a browser does."""
     path = APP / "main.py" if name == "main" else APP / "views" / f"{name}.py"
     at = AppTest.from_file(str(path), default_timeout=timeout)
+    if every_tab:
+        at.session_state[EVERY_TAB] = True
     for k, v in (query or {}).items():
         at.query_params[k] = v
     return at.run() if run else at

@@ -67,7 +67,8 @@ API
   one ``update_layout`` call.
 - Page state (app/ui/page_state.py): every widget made here is kept in session state and in the URL with
   readable values; ``view_tabs(labels, key=f"{KEY}.view")`` replaces ``st.tabs`` (the open tab survives reruns
-  and is in the URL); ``choice(label, options, key=..., widget="selectbox"|"radio"|"select_slider")`` and
+  and is in the URL), and ``tabs_to_draw(tabs, always=, export=)`` says which of them a run draws (the open one
+  in a browser); ``choice(label, options, key=..., widget="selectbox"|"radio"|"select_slider")`` and
   ``choices(...)`` (multiselect) and ``slider(label, min, max, value, step, key=...)``, ``number(label, min, max, value, key=...)`` (a whole number,
   e.g. a seed) and ``checkbox(label, value, key=...)`` for a page's own controls (result pickers included: what
   defines a figure belongs in its link); "Share or load this view" (copy link, load an
@@ -88,7 +89,7 @@ from .layout import page_header, run_page
 from .params import (
     checkbox, choice, choices, format_number, method_params, method_picker, number, param_form, param_widget, slider,
 )
-from .page_state import link_state, share_panel, view_tabs
+from .page_state import link_state, share_panel, tabs_to_draw, view_tabs
 from .presets import Preset, apply_preset, preset_buttons
 from .cost import (Cost, foundations_cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost,
                    smm_path_cost, sparse_cost)
@@ -101,6 +102,6 @@ __all__ = [
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
-    "smm_cost", "smm_path_cost", "sparse_cost", "foundations_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "share_panel", "link_state",
+    "smm_cost", "smm_path_cost", "sparse_cost", "foundations_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "tabs_to_draw", "share_panel", "link_state",
     "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",
 ]

@@ -37,6 +37,7 @@ import streamlit as st
 
 NOTICES = "_page_state.notices"  # session key: {widget key: Notice}
 KEYS = "_page_state.keys"  # session key: every widget key kept by this module
+EVERY_TAB = "_page_state.every_tab"  # session key: draw every tab on every run (``tabs_to_draw``)
 RUN_KEYS = "_page_state.run_keys"  # session key: the keys kept during this run of the page, in order
 SENT = "_page_state.sent"  # session key: the URL this session last sent ({param: [values]}); None before any
 PENDING = "_page_state.pending"  # session key: URL changes of this run not sent yet ({param: [values] or None})
@@ -365,6 +366,19 @@ def view_tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
     tabs = st.tabs(labels, key=key, on_change="rerun")
     publish(key, st.session_state.get(key, labels[0]), labels[0], codec, slot)
     return tabs
+
+
+def tabs_to_draw(tabs: Sequence[Any], *, always: Sequence[int] = (), export: int | None = None) -> list[bool]:
+    """Which of ``view_tabs``' tabs this run draws. Streamlit says which tab is open (lazy tabs), and only that
+    one is drawn, with those in ``always`` (a tab holding controls the others read): a slider notch pays for the
+    figures on screen, not for every view's, on the server and in the browser. Every tab is drawn when the open
+    one is ``export`` (it exports their figures), where Streamlit cannot say (``.open`` is None), and in a
+    session that sets ``EVERY_TAB`` (the AppTest harness: a test reads every view's widgets in one run)."""
+    opened = [tab.open for tab in tabs]
+    if (st.session_state.get(EVERY_TAB) or any(o is None for o in opened)
+            or (export is not None and opened[export])):
+        return [True] * len(tabs)
+    return [bool(o) or i in always for i, o in enumerate(opened)]
 
 
 def _unknown_view(labels: Sequence[str]) -> Any:

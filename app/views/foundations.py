@@ -151,6 +151,7 @@ def main() -> None:
     stop = ui.param_form(stopping_specs(problem_name), key=f"{KEY}.stop", container=side)
     execute = ui.run_controls(KEY, live_default=True, cost=ui.foundations_cost(len(chosen), stop["max_iter"]))
     tabs = ui.view_tabs(["Iterates", "Convergence", "Algorithm", "Export"], key=f"{KEY}.view")
+    drawn = ui.tabs_to_draw(tabs, always=(0,), export=3)  # the Iterates tab holds the step, β and start controls
     with tabs[0]:
         chart_col, control_col = st.columns([3, 1])
     step, beta = momentum_controls(control_col, problem_name, pp.get("kappa", 1.0))
@@ -183,22 +184,25 @@ def main() -> None:
         st.caption(f"L = {problem.L:.4g}{' (largest Hessian norm over the window)' if pp['problem'] == 'rosenbrock' else ''}; "
                    f"f* = {problem.f_star:.6g} at x* = ({problem.x_star[0]:.4f}, {problem.x_star[1]:.4f}). "
                    "Gradient descent is the wide translucent line, heavy ball dashed, Nesterov dotted.")
-    with tabs[1]:
-        figures["gap"] = figcache.cached("fd.gap", shown, lambda: gap_figure(problem, results, methods,
-                                                                          stop["max_iter"]))
-        st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
-        figures["grad_map"] = figcache.cached("fd.grad_map", shown, lambda: ui.line_chart(
-            {k: r.history for k, r in results.items()}, "iter", "grad_map", log_y=True,
-            title="Gradient mapping (the stopping measure)", x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖",
-            color_keys=methods))
-        st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
-        if results:
-            st.dataframe(ui.summary_table(results, "grad_map"), hide_index=True)
-    with tabs[2]:
-        algorithm_tab(pp["constraint"])
-    with tabs[3]:
-        ui.export_panel({k: r.history for k, r in results.items()}, figures, key="foundations",
-                        config={"problem": pp, "methods": per_method, "stopping": stop})
+    if drawn[1]:
+        with tabs[1]:
+            figures["gap"] = figcache.cached("fd.gap", shown, lambda: gap_figure(problem, results, methods,
+                                                                              stop["max_iter"]))
+            st.plotly_chart(figures["gap"], key=f"{KEY}.gap")
+            figures["grad_map"] = figcache.cached("fd.grad_map", shown, lambda: ui.line_chart(
+                {k: r.history for k, r in results.items()}, "iter", "grad_map", log_y=True,
+                title="Gradient mapping (the stopping measure)", x_title="iteration k", y_title="L‖x − P(x − ∇f/L)‖",
+                color_keys=methods))
+            st.plotly_chart(figures["grad_map"], key=f"{KEY}.gm")
+            if results:
+                st.dataframe(ui.summary_table(results, "grad_map"), hide_index=True)
+    if drawn[2]:
+        with tabs[2]:
+            algorithm_tab(pp["constraint"])
+    if drawn[3]:
+        with tabs[3]:
+            ui.export_panel({k: r.history for k, r in results.items()}, figures, key="foundations",
+                            config={"problem": pp, "methods": per_method, "stopping": stop})
 
 
 ui.run_page(main)

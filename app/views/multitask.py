@@ -266,30 +266,39 @@ def main() -> None:
         return
     tabs = ui.view_tabs(["Convergence", "Structure", "Fit vs baselines", "Eq. (14) explorer", "Sweep", "Data",
                          "Algorithm", "Export"], key=f"{KEY}.view")
+    drawn = ui.tabs_to_draw(tabs, export=7)
     figures: dict = {}
-    with tabs[0]:
-        convergence_tab(results, colors, problem, figures)
-    with tabs[1]:
-        structure_tab(results, ds, problem, figures)
-    with tabs[2]:
-        if len(test_rows):
-            fit_tab(results, colors, ds, problem, test_rows, config, figures)
-        else:
-            st.info(f"No held-out rows to score the fits: {more_test_rows(ds)}.")
-    with tabs[3]:
-        explorer_tab(results, problem)
-    with tabs[4]:
-        if len(test_rows):
-            sweep_tab(ds, problem, test_rows, config)
-        else:
-            st.info(f"The sweep scores each cell on held-out rows, and there are none: {more_test_rows(ds)}.")
-    with tabs[5]:
-        data_tab(ds, problem, train_rows, test_rows)
-    with tabs[6]:
-        algorithm_tab()
-    with tabs[7]:
-        ui.export_panel({k: r.history for k, r in results.items()}, figures, key="multitask",
-                        config={"problem": pp, "split": split, "methods": per_method, "stopping": stop})
+    if drawn[0]:
+        with tabs[0]:
+            convergence_tab(results, colors, problem, figures)
+    if drawn[1]:
+        with tabs[1]:
+            structure_tab(results, ds, problem, figures)
+    if drawn[2]:
+        with tabs[2]:
+            if len(test_rows):
+                fit_tab(results, colors, ds, problem, test_rows, config, figures)
+            else:
+                st.info(f"No held-out rows to score the fits: {more_test_rows(ds)}.")
+    if drawn[3]:
+        with tabs[3]:
+            explorer_tab(results, problem)
+    if drawn[4]:
+        with tabs[4]:
+            if len(test_rows):
+                sweep_tab(ds, problem, test_rows, config)
+            else:
+                st.info(f"The sweep scores each cell on held-out rows, and there are none: {more_test_rows(ds)}.")
+    if drawn[5]:
+        with tabs[5]:
+            data_tab(ds, problem, train_rows, test_rows)
+    if drawn[6]:
+        with tabs[6]:
+            algorithm_tab()
+    if drawn[7]:
+        with tabs[7]:
+            ui.export_panel({k: r.history for k, r in results.items()}, figures, key="multitask",
+                            config={"problem": pp, "split": split, "methods": per_method, "stopping": stop})
 
 
 ui.run_page(main)

@@ -375,31 +375,41 @@ def main() -> None:
     histories = {k: r.history for k, r in results.items()}
     tabs = ui.view_tabs(["Convergence", "Pareto weights", "Features", "Geometry", "Ablation", "Sensitivity",
                          "Results table", "Data", "Algorithm", "Export"], key=f"{KEY}.view")
+    drawn = ui.tabs_to_draw(tabs, export=9)
     figures: dict = {}
     data_key = ui.config_key(ds.meta["key"], problem_params)
-    if results:
+    if results and drawn[0]:
         with tabs[0]:
             figures.update(convergence_tab(results, labels, histories, stop["tol"]))
+    if results and drawn[1]:
         with tabs[1]:
             figures.update(pareto_tab(problem, results, labels, histories))
+    if results and drawn[2]:
         with tabs[2]:
             figures.update(features_tab(problem, results, labels, run_keys))
+    if results and drawn[3]:
         with tabs[3]:
             figures.update(geometry_tab(problem, results, labels))
-    with tabs[4]:
-        figures.update(ablation_tab(problem, per_method, stop, data_key))
-    with tabs[5]:
-        figures.update(sensitivity_tab(problem, per_method, stop, data_key))
-    with tabs[6]:
-        results_tab(ds, problem, problem_params, per_method, stop)
-    with tabs[7]:
-        data_tab(ds, problem)
-    with tabs[8]:
-        algorithm_tab()
-    with tabs[9]:
-        ui.export_panel(histories, figures, key="npsvc",
-                        config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method,
-                                "stopping": stop})
+    if drawn[4]:
+        with tabs[4]:
+            figures.update(ablation_tab(problem, per_method, stop, data_key))
+    if drawn[5]:
+        with tabs[5]:
+            figures.update(sensitivity_tab(problem, per_method, stop, data_key))
+    if drawn[6]:
+        with tabs[6]:
+            results_tab(ds, problem, problem_params, per_method, stop)
+    if drawn[7]:
+        with tabs[7]:
+            data_tab(ds, problem)
+    if drawn[8]:
+        with tabs[8]:
+            algorithm_tab()
+    if drawn[9]:
+        with tabs[9]:
+            ui.export_panel(histories, figures, key="npsvc",
+                            config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method,
+                                    "stopping": stop})
 
 
 ui.run_page(main)

@@ -299,23 +299,31 @@ def main() -> None:
         st.info("Pick at least one method in the sidebar.")
     tabs = ui.view_tabs(["Convergence", "Solution", "Path", "Teaching (Fig. 1)", "Data", "Algorithm", "Export"],
                         key=f"{KEY}.view")
+    drawn = ui.tabs_to_draw(tabs, export=6)
     figures = {}
-    with tabs[0]:
-        if results:
-            figures.update(convergence_tab(results, chosen, labels, stop["tol"]))
-    with tabs[1]:
-        figures.update(solution_tab(problem, results, labels))
-    with tabs[2]:
-        figures.update({f"path_{k}": v for k, v in path_tab(problem, X_te, y_te, data_key, values).items()})
-    with tabs[3]:
-        figures.update(teaching_tab())
-    with tabs[4]:
-        data_tab(ds, X, y, X_te, [ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"]])
-    with tabs[5]:
-        algorithm_tab()
-    with tabs[6]:
-        ui.export_panel({k: r.history for k, r in results.items()}, figures, key="smm",
-                        config={"data": data_key, "methods": per_method, "stopping": stop})
+    if drawn[0]:
+        with tabs[0]:
+            if results:
+                figures.update(convergence_tab(results, chosen, labels, stop["tol"]))
+    if drawn[1]:
+        with tabs[1]:
+            figures.update(solution_tab(problem, results, labels))
+    if drawn[2]:
+        with tabs[2]:
+            figures.update({f"path_{k}": v for k, v in path_tab(problem, X_te, y_te, data_key, values).items()})
+    if drawn[3]:
+        with tabs[3]:
+            figures.update(teaching_tab())
+    if drawn[4]:
+        with tabs[4]:
+            data_tab(ds, X, y, X_te, [ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"]])
+    if drawn[5]:
+        with tabs[5]:
+            algorithm_tab()
+    if drawn[6]:
+        with tabs[6]:
+            ui.export_panel({k: r.history for k, r in results.items()}, figures, key="smm",
+                            config={"data": data_key, "methods": per_method, "stopping": stop})
 
 
 ui.run_page(main)

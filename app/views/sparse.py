@@ -233,53 +233,63 @@ def main() -> None:
                                             tol=stop["tol"], max_iter=stop["max_iter"]), key=KEY, execute=execute)
     tabs = ui.view_tabs(["Convergence", "Support & steps", "Solution", "Subset quality", "Sweeps", "Toy 2-D", "Data",
                          "Algorithm", "Export"], key=f"{KEY}.view")
+    drawn = ui.tabs_to_draw(tabs, export=8)
     figures = {}
     histories = {k: r.history for k, r in results.items()}
     shown = (figcache.shown(results, jobs), labels, stop["tol"])
-    with tabs[0]:
-        if results:
-            for name in ("residual_time", "residual_ge", "objective"):
-                figures[name] = figcache.cached(f"sp.{name}", shown, lambda name=name: convergence_figure(
-                    name, histories, results, labels, stop["tol"]))
-                st.plotly_chart(figures[name], key=f"{KEY}.{name}")
-            st.dataframe(figcache.cached("sp.summary", (shown, data_key), lambda: summary(
-                results, problem, test, labels)), hide_index=True)
-            st.caption(f"L = {problem.L:.4g}, λ = {problem.lam:.3g}, s = {problem.s}, m = {problem.m}, n = {problem.n}. "
-                       f"‘*’: the run ended with the residual (24) above ε̂ = {stop['tol']:g}, at the cap of "
-                       f"{stop['max_iter']:,} iterations or {stop['time_limit']:g} s, or stalled (GraSP made no more "
-                       "progress); the paper marks its 10,000-iteration cap the same way. ‘identified at’: the "
-                       "iteration of the first Newton step, ‘—’ for a method without Newton steps.")
-    with tabs[1]:
-        if results:
-            for name, build in (("events", residual_with_events), ("support", support_changes),
-                                ("t_steps", extrapolation_steps)):
-                figures[name] = figcache.cached(f"sp.{name}", shown, lambda build=build: build(results, labels))
-                st.plotly_chart(figures[name], key=f"{KEY}.{name}")
-    with tabs[2]:
-        if results:
-            figures["coefficients"] = figcache.cached("sp.coefficients", (shown, ds.meta["key"]), lambda: coefficients(
-                results, labels, ds.meta.get("w_true")))
-            st.plotly_chart(figures["coefficients"], key=f"{KEY}.coef")
-            if ds.meta.get("w_true") is not None:
-                truth = set(np.flatnonzero(ds.meta["w_true"]).tolist())
-                st.dataframe(pd.DataFrame([{"method": k, "true features found": len(truth & set(r.solution["support"].tolist())),
-                                            "of": len(truth)} for k, r in results.items()]), hide_index=True)
-    with tabs[3]:
-        figures.update(quality_tab(problem, stop, ds.meta.get("w_true"), KEY, ui.config_key(data_key, problem_params)))
-    with tabs[4]:
-        figures.update(sweeps_tab(train, test, problem, problem_params, chosen, per_method, stop))
-    with tabs[5]:
-        toy_tab()
-    with tabs[6]:
-        st.markdown(f"**{ds.name}**: {ds.description or ds.summary()}")
-        kind = f"sparse CSR, {nnz} nonzeros ({nnz / max(1, X.shape[0] * X.shape[1]):.2%})" if hasattr(X, "nnz") else "dense"
-        st.markdown(f"{train.n_samples} training rows, {0 if test is None else test.n_samples} test rows, "
-                    f"{ds.n_features} features; X is {kind}. Loss: {LOSS_LABELS[problem.loss]}.")
-    with tabs[7]:
-        algorithm_tab()
-    with tabs[8]:
-        ui.export_panel(histories, figures, key="sparse",
-                        config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method, "stopping": stop})
+    if drawn[0]:
+        with tabs[0]:
+            if results:
+                for name in ("residual_time", "residual_ge", "objective"):
+                    figures[name] = figcache.cached(f"sp.{name}", shown, lambda name=name: convergence_figure(
+                        name, histories, results, labels, stop["tol"]))
+                    st.plotly_chart(figures[name], key=f"{KEY}.{name}")
+                st.dataframe(figcache.cached("sp.summary", (shown, data_key), lambda: summary(
+                    results, problem, test, labels)), hide_index=True)
+                st.caption(f"L = {problem.L:.4g}, λ = {problem.lam:.3g}, s = {problem.s}, m = {problem.m}, n = {problem.n}. "
+                           f"‘*’: the run ended with the residual (24) above ε̂ = {stop['tol']:g}, at the cap of "
+                           f"{stop['max_iter']:,} iterations or {stop['time_limit']:g} s, or stalled (GraSP made no more "
+                           "progress); the paper marks its 10,000-iteration cap the same way. ‘identified at’: the "
+                           "iteration of the first Newton step, ‘—’ for a method without Newton steps.")
+    if drawn[1]:
+        with tabs[1]:
+            if results:
+                for name, build in (("events", residual_with_events), ("support", support_changes),
+                                    ("t_steps", extrapolation_steps)):
+                    figures[name] = figcache.cached(f"sp.{name}", shown, lambda build=build: build(results, labels))
+                    st.plotly_chart(figures[name], key=f"{KEY}.{name}")
+    if drawn[2]:
+        with tabs[2]:
+            if results:
+                figures["coefficients"] = figcache.cached("sp.coefficients", (shown, ds.meta["key"]), lambda: coefficients(
+                    results, labels, ds.meta.get("w_true")))
+                st.plotly_chart(figures["coefficients"], key=f"{KEY}.coef")
+                if ds.meta.get("w_true") is not None:
+                    truth = set(np.flatnonzero(ds.meta["w_true"]).tolist())
+                    st.dataframe(pd.DataFrame([{"method": k, "true features found": len(truth & set(r.solution["support"].tolist())),
+                                                "of": len(truth)} for k, r in results.items()]), hide_index=True)
+    if drawn[3]:
+        with tabs[3]:
+            figures.update(quality_tab(problem, stop, ds.meta.get("w_true"), KEY, ui.config_key(data_key, problem_params)))
+    if drawn[4]:
+        with tabs[4]:
+            figures.update(sweeps_tab(train, test, problem, problem_params, chosen, per_method, stop))
+    if drawn[5]:
+        with tabs[5]:
+            toy_tab()
+    if drawn[6]:
+        with tabs[6]:
+            st.markdown(f"**{ds.name}**: {ds.description or ds.summary()}")
+            kind = f"sparse CSR, {nnz} nonzeros ({nnz / max(1, X.shape[0] * X.shape[1]):.2%})" if hasattr(X, "nnz") else "dense"
+            st.markdown(f"{train.n_samples} training rows, {0 if test is None else test.n_samples} test rows, "
+                        f"{ds.n_features} features; X is {kind}. Loss: {LOSS_LABELS[problem.loss]}.")
+    if drawn[7]:
+        with tabs[7]:
+            algorithm_tab()
+    if drawn[8]:
+        with tabs[8]:
+            ui.export_panel(histories, figures, key="sparse",
+                            config={"data": ds.meta["key"], "problem": problem_params, "methods": per_method, "stopping": stop})
 
 
 ui.run_page(main)

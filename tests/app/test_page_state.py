@@ -21,7 +21,7 @@ from app.ui.params import admissible, inside_strict_bounds, label_of, linear_ste
 from solvers import datasets
 from solvers import foundations as fd
 from solvers.core import InputError, Param, plain_symbol, validate_params
-from tests.app_harness import errors, open_page, plotly_figures
+from tests.app_harness import assert_clean, errors, open_page, plotly_figures
 
 
 def every_param() -> list[Param]:
@@ -331,3 +331,29 @@ def test_result_pickers_that_define_a_figure_are_in_the_link():
     at.multiselect(key="mt.methods").set_value(["apg"]).run()  # the picked run is gone: back to the first, no error
     assert not at.exception and not errors(at), errors(at)
     assert at.selectbox(key="mt.structure_run").value == "APG" and not url(at, "mt.structure_run")
+
+
+def test_a_run_draws_the_open_tab_and_what_it_needs_and_every_tab_where_nobody_says_which_is_open():
+    from types import SimpleNamespace
+
+    from app.ui.page_state import tabs_to_draw
+
+    def tabs(*opened):
+        return [SimpleNamespace(open=o) for o in opened]
+
+    assert tabs_to_draw(tabs(False, True, False, False)) == [False, True, False, False]
+    assert tabs_to_draw(tabs(False, True, False, False), always=(0,)) == [True, True, False, False]
+    assert tabs_to_draw(tabs(False, False, False, True), export=3) == [True] * 4  # the export needs every figure
+    assert tabs_to_draw(tabs(None, None, None)) == [True] * 3  # AppTest: Streamlit does not say
+
+
+def test_a_browser_run_draws_the_open_tab_only_and_the_other_tab_once_it_is_opened():
+    at = open_page("foundations", every_tab=False)  # as a browser: Streamlit says which tab is open
+    assert_clean(at)
+    assert [f["layout"]["title"]["text"] for f in plotly_figures(at)] == [plotly_figures(open_page("foundations"))[0]
+                                                                         ["layout"]["title"]["text"]]
+    at.session_state["fd.view"] = "Convergence"  # what clicking the tab does
+    at.run()
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in plotly_figures(at)]
+    assert len(titles) == 3 and any("Gradient mapping" in t for t in titles)  # the iterates (its controls) too
