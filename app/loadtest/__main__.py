@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .classroom import SCENARIOS, run_class
 from .following import run_follow
-from .lessons import PAGES, drag_links, lesson_links
+from .lessons import PAGES, drag_links, lesson_links, notch_links
 from .protocol import Student
 from .report import build, follow_report, markdown
 from .server import LectureServer, Monitor, server_pid
@@ -47,8 +47,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                                                             "reading the server's RSS again")
     p.add_argument("--server-log", type=Path, help="where the started server writes its log")
     args = p.parse_args(argv)
-    if args.students < 1 or args.steps < 1 or args.browsers < 0:
-        p.error("--students and --steps must be at least 1, --browsers at least 0")
+    if args.students < 0 or args.steps < 1 or args.browsers < 0 or args.students + args.browsers < 1:
+        p.error("--steps must be at least 1, and --students and --browsers at least 0 with one of them at least 1")
     return args
 
 
@@ -75,7 +75,8 @@ async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespac
     if args.browsers:
         from .browsers import run_browsers
 
-        links = [drag_links(page, args.steps, 1000 + k) if args.scenario == "drag" else lesson_links(page, args.steps)
+        links = [drag_links(page, args.steps, 1000 + k) if args.scenario == "drag" else
+                 notch_links(page, args.steps) if args.scenario == "notch" else lesson_links(page, args.steps)
                  for k in range(args.browsers)]
         browsers_task = asyncio.ensure_future(run_browsers(url, page, links, think=args.think, timeout=args.timeout))
     logs = await run_class(url, page, args.scenario, args.students, args.steps, spread=args.spread,

@@ -19,8 +19,8 @@ from .lessons import query_string
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 APP = "[data-testid='stApp']"
-# installed before the page loads: counts the changes of the script state and the script runs that ended (from the
-# mutation records' old values, so that a run shorter than one observer call counts too)
+# installed before the page loads: counts the changes of the script state and the script runs that ended, with
+# when the last one ended (from the mutation records' old values, so that a run shorter than one observer call counts)
 COUNT_RUNS_JS = """(() => {
   window.__optlabStateChanges = 0;
   window.__optlabRunsEnded = 0;
@@ -29,35 +29,41 @@ COUNT_RUNS_JS = """(() => {
     window.__optlabStateChanges += records.length;
     if (records.some((r) => r.oldValue === 'running') && app.getAttribute('data-test-script-state') === 'notRunning') {
       window.__optlabRunsEnded += 1;
-      window.dispatchEvent(new CustomEvent('optlab-run-ended'));
+      window.__optlabLastRunEnd = performance.now();
     }
   }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],
                         attributeOldValue: true});
 })();"""
 IDLE_AFTER_A_RUN_JS = "() => window.__optlabRunsEnded > 0"
-# resolves with [milliseconds from the history step until a script run ended after it, history events sent]: the
-# page sometimes takes no notice of a synthetic popstate (no rerun request leaves it), so one that has started no
-# run within RESEND_MS is sent again, and the time counts from the one the page took
-RESEND_MS = 5000
-STEP_JS = """([query, resendMs]) => new Promise((resolve) => {
-  const changes = window.__optlabStateChanges, ended = window.__optlabRunsEnded;
-  let t0 = performance.now(), sent = 0;
-  const send = () => {
-    t0 = performance.now();
-    sent += 1;
-    window.dispatchEvent(new PopStateEvent('popstate', {state: {}}));
-    setTimeout(() => { if (window.__optlabStateChanges === changes && sent < 3) send(); }, resendMs);
-  };
-  const done = () => {
-    if (window.__optlabRunsEnded > ended) {
-      window.removeEventListener('optlab-run-ended', done);
-      resolve([performance.now() - t0, sent]);
-    }
-  };
-  window.addEventListener('optlab-run-ended', done);
-  history.pushState({}, '', location.pathname + (query ? '?' + query : ''));
-  send();
-})"""
+# a history step (to ``query``; null sends the popstate again): [when, state changes so far, runs ended so far]
+HISTORY_STEP_JS = """(query) => {
+  if (query !== null) history.pushState({}, '', location.pathname + (query ? '?' + query : ''));
+  window.dispatchEvent(new PopStateEvent('popstate', {state: {}}));
+  return [performance.now(), window.__optlabStateChanges, window.__optlabRunsEnded];
+}"""
+RUN_ENDED_JS = "(ended) => window.__optlabRunsEnded > ended"
+# the page sometimes takes no notice of a synthetic popstate (no rerun request leaves it): a step that has changed
+# nothing within RESEND_SECONDS is sent again, and its time counts from the event the page took
+RESEND_SECONDS = 5.0
+
+
+async def history_step(page, query: str, timeout: float) -> tuple[float, int]:
+    """Seconds from a history step to the end of the script run it caused, and the popstate events it took."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    t0, changes, ended = await page.evaluate(HISTORY_STEP_JS, query)
+    sent, waited = 1, 0.0
+    while True:
+        try:
+            await page.wait_for_function(RUN_ENDED_JS, arg=ended, timeout=RESEND_SECONDS * 1000)
+            return (await page.evaluate("() => window.__optlabLastRunEnd") - t0) / 1000, sent
+        except PlaywrightTimeout:
+            waited += RESEND_SECONDS
+            if waited >= timeout:
+                raise
+            if sent < 3 and await page.evaluate("() => window.__optlabStateChanges") == changes:
+                t0, changes, ended = await page.evaluate(HISTORY_STEP_JS, None)
+                sent += 1
 
 
 def chromium() -> str | None:
@@ -83,8 +89,8 @@ async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], 
         out["first_load"] = time.perf_counter() - start
         for link in links:
             await asyncio.sleep(think)
-            ms, sent = await asyncio.wait_for(page.evaluate(STEP_JS, [query_string(link), RESEND_MS]), timeout)
-            out["steps"].append(ms / 1000)
+            seconds, sent = await history_step(page, query_string(link), timeout)
+            out["steps"].append(seconds)
             out["resent"] += sent - 1
         out["exceptions"] = await page.locator("[data-testid='stException']").count()
     except Exception as exc:  # a browser that fails is reported, not raised: the protocol students go on

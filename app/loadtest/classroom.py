@@ -19,17 +19,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import parse_qs, urlsplit
 
-from .lessons import drag_links, heavy_link, lesson_links, query_string, url_text
+from .lessons import drag_links, heavy_link, lesson_links, notch_links, query_string, url_text
 from .protocol import PageRun, Student
 
-SCENARIOS = ("lecture", "drag", "heavy-neighbour")
+SCENARIOS = ("lecture", "drag", "heavy-neighbour", "notch")
 PREFIX = {"foundations": "fd", "sparse": "sp", "multitask": "mt", "smm": "smm", "metric": "ml", "npsvc": "np"}
 
 
 @dataclass
 class StudentLog:
     number: int
-    role: str  # lecture | drag | heavy
+    role: str  # lecture | drag | heavy | notch
     first_load: PageRun | None = None
     steps: list[PageRun] = field(default_factory=list)
     pressed_run: int = 0
@@ -43,6 +43,8 @@ def links_for(scenario: str, page: str, student: int, steps: int) -> tuple[str, 
     if scenario == "heavy-neighbour" and student == 0:
         # a configuration not run before on every step: the heavy one with the student's own drag values
         return "heavy", [heavy_link(page) | link for link in drag_links(page, steps, 10_000 + student)]
+    if scenario == "notch":
+        return "notch", notch_links(page, steps)
     return "lecture", lesson_links(page, steps)
 
 

@@ -95,6 +95,13 @@ def lesson_links(page: str, steps: int) -> list[dict[str, Any]]:
     return links[:steps]
 
 
+def notch_links(page: str, steps: int) -> list[dict[str, Any]]:
+    """From the page's defaults, the lesson slider's notches alone: on a fresh server each is a configuration not run
+    before (a fresh notch), with every other widget at its default."""
+    plan = PLANS[page]
+    return [{plan.lesson_key: v} for v in plan.lesson_values][:steps]
+
+
 def drag_links(page: str, steps: int, student: int) -> list[dict[str, Any]]:
     """A student dragging on their own: every drag slider starts on a notch of their own and moves 1–3 notches a
     step (seeded by the student's number, so a rerun of the test asks the same)."""
