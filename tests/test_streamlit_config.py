@@ -21,3 +21,14 @@ def test_the_lecture_server_has_a_students_toolbar_and_no_reloading():
     assert flags["--server.runOnSave"] == "false" and flags["--client.toolbarMode"] == "viewer"
     makefile = (Path(__file__).parents[1] / "Makefile").read_text()
     assert "-m app.serve --host $(HOST) --port $(PORT)" in makefile
+
+
+def test_the_lecture_server_runs_one_blas_thread_and_two_malloc_arenas_unless_the_lecturer_says(monkeypatch):
+    from app.serve import environment
+
+    for name in ("OMP_NUM_THREADS", "MALLOC_ARENA_MAX"):
+        monkeypatch.delenv(name, raising=False)
+    env = environment()
+    assert env["OMP_NUM_THREADS"] == "1" and env["MALLOC_ARENA_MAX"] == "2"
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
+    assert environment()["MALLOC_ARENA_MAX"] == "8"
