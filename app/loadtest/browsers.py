@@ -34,7 +34,6 @@ COUNT_RUNS_JS = """(() => {
   }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],
                         attributeOldValue: true});
 })();"""
-IDLE_AFTER_A_RUN_JS = "() => window.__optlabRunsEnded > 0"
 # a history step (to ``query``; null sends the popstate again): [when, state changes so far, runs ended so far]
 HISTORY_STEP_JS = """(query) => {
   if (query !== null) history.pushState({}, '', location.pathname + (query ? '?' + query : ''));
@@ -73,7 +72,7 @@ def chromium() -> str | None:
 
 async def _wait_first_run(page, timeout_ms: float) -> None:
     """Until the page's first script run has ended (its "notRunning" before that run is no answer)."""
-    await page.wait_for_function(IDLE_AFTER_A_RUN_JS, timeout=timeout_ms)
+    await page.wait_for_function(RUN_ENDED_JS, arg=0, timeout=timeout_ms)
 
 
 async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], think: float,
@@ -96,7 +95,10 @@ async def one_browser(browser, url: str, page_name: str, links: Sequence[dict], 
     except Exception as exc:  # a browser that fails is reported, not raised: the protocol students go on
         first_line = next(iter(str(exc).splitlines()), "")  # a timeout has no message at all
         where = f"step {len(out['steps']) + 1}" if out["first_load"] is not None else "first load"
-        state = await page.evaluate(f"() => document.querySelector(\"{APP}\")?.getAttribute('data-test-script-state')")
+        try:
+            state = await page.evaluate(f"() => document.querySelector(\"{APP}\")?.getAttribute('data-test-script-state')")
+        except Exception:  # noqa: BLE001 (a crashed or closed page: the failure is reported without its state)
+            state = "unknown"
         out["failure"] = f"{type(exc).__name__} at {where} (script {state}): {first_line}".rstrip(": ")
     finally:
         await context.close()
