@@ -77,6 +77,11 @@ def until(condition, what):
     raise AssertionError(f"never happened: {what}")
 
 
+def written(path: Path) -> bool:
+    """The worker has written ``path`` (it exists before its text does)."""
+    return path.exists() and bool(path.read_text())
+
+
 def first_rows(lease):
     until(lambda: lease.poll()[0].rows, "the run sent its first rows")
     return lease.poll()[0].rows
@@ -100,7 +105,7 @@ def test_a_session_that_moves_on_stops_its_stale_run(pool, tmp_path):
     new = pool.subscribe("lw", [job("lw-new", quick(2))])
     assert old.poll()[0].state == CANCELLED
     assert finish(new)[0].result.solution == {"value": 2}
-    until(marker.exists, "the stale run's callback returned False in its worker")
+    until(lambda: written(marker), "the stale run's callback returned False in its worker")
     assert marker.read_text().startswith("stopped at")
 
 
@@ -123,7 +128,7 @@ def test_stop_interrupts_a_real_solver_in_its_worker(pool, tmp_path):
     lease = pool.subscribe("stop", [job("stop-key", run)])
     first_rows(lease)
     lease.release()
-    until(marker.exists, "the solver returned after Stop")
+    until(lambda: written(marker), "the solver returned after Stop")
     status, rows = marker.read_text().split()
     assert status == "stopped" and rows == "1"
     after = pool.subscribe("stop", [job("stop-after", quick(3))])
