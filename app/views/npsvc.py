@@ -18,7 +18,6 @@ from app.views._presets import PRESETS
 from solvers import npsvc as fam
 from solvers.core import InputError, Param
 from solvers.datasets import Dataset
-from solvers.npsvc.dnpsvc import deep_features, deep_scores, predict_from_scores
 from solvers.npsvc.experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, with_paper
 from solvers.npsvc.knpsvc import OFFICIAL_MAX_ITER
 from solvers.sweep import expand, solve_shipped_job
@@ -81,6 +80,8 @@ def learned_features(problem: fam.NPSVCProblem, method: str, result) -> tuple[np
     if method == "knpsvc":
         return problem.features.Psi @ sol["P"], "z(x) = P̂ᵀψ(x)"
     if method in fam.DEEP_METHODS:
+        from solvers.npsvc.dnpsvc import deep_features  # torch, loaded by the deep run itself
+
         return deep_features(sol["net"], problem.X_train), "encoder output z(x)"
     F = problem.features.Psi @ sol["U"]
     return np.abs(F) / sol["norms"], "distances |f_l(x)|/‖w_l‖ (no learned representation)"
@@ -91,6 +92,8 @@ def grid_predictions(problem: fam.NPSVCProblem, method: str, result, grid: np.nd
     sol = result.solution
     if method in fam.DEEP_METHODS:
         import torch
+
+        from solvers.npsvc.dnpsvc import deep_scores, predict_from_scores
 
         F = deep_scores(sol["net"], grid)
         norms = sol["net"].heads.weight.norm(dim=1).detach() if sol["normalize_heads"] else None
@@ -339,6 +342,7 @@ def main() -> None:
                    "the kernel (K-NPSVC++) and deep (D-NPSVC++) versions: primal/dual convergence, τ, per-class "
                    "objectives, learned features and decision regions.")
     ui.preset_buttons(PRESETS["npsvc"], key=KEY)
+    ui.prepare_workers("solvers.npsvc.dnpsvc:warm_up", "torch")  # the lesson's first preset is a deep run
     side = st.sidebar
     side.header("Data")
     ds = ui.dataset_picker("npsvc", key=f"{KEY}.data", bundled=BUNDLED, check=check_classification,

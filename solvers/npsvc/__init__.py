@@ -14,7 +14,7 @@ from functools import partial
 from ..core import Method, Result, solve_with
 from . import synthetic  # noqa: F401  (registers the 2-D generators)
 from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, run_lstsvm, run_npsvm, run_twsvm
-from .dnpsvc import DNPSVC_PARAMS, run_dnpsvc
+from .deep_params import DNPSVC_PARAMS
 from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
 from .knpsvc import KNPSVC_PARAMS, OFFICIAL_MAX_ITER, run_knpsvc
 from .problem import PROBLEM_PARAMS, NPSVCProblem, make_problem, problem_from_arrays
@@ -22,6 +22,16 @@ from .problem import PROBLEM_PARAMS, NPSVCProblem, make_problem, problem_from_ar
 TITLE = "NPSVC++: nonparallel classifiers with Pareto-weighted representation learning"
 PAPER = ("J. Zhang, Z. Lai, H. Zhou, J. Liang. NPSVC++: Nonparallel Classifiers Encounter Representation "
          "Learning. ICML 2024 (arXiv:2402.06010).")
+
+
+
+def run_dnpsvc(problem: NPSVCProblem, **params) -> Result:
+    """D-NPSVC++ and its same-network baselines (dnpsvc.py); torch is imported by the first deep run, not with
+    the family, so a server or a worker that runs only the kernel methods never loads it."""
+    from .dnpsvc import run_dnpsvc as run_deep
+
+    return run_deep(problem, **params)
+
 
 _DEEP_SHARED = tuple(p for p in DNPSVC_PARAMS if p.name != "criterion")
 

@@ -14,7 +14,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core import InputError
-from .dnpsvc import deep_features, deep_predict, deep_scores
 from .knpsvc import OFFICIAL_MAX_ITER
 from .problem import check_problem_inputs, problem_from_arrays
 
@@ -166,6 +165,8 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         return validated_input(self, X)
 
     def decision_function(self, X) -> np.ndarray:
+        from .dnpsvc import deep_scores  # torch: a fitted DNPSVC has loaded it already
+
         X = self._check(X)
         F = deep_scores(self.result_.solution["net"], X).astype(np.float64)
         if self.criterion != "ce":
@@ -175,10 +176,14 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         return F[:, 1] - F[:, 0] if len(self.classes_) == 2 else F
 
     def predict(self, X) -> np.ndarray:
+        from .dnpsvc import deep_predict
+
         X = self._check(X)
         return self.classes_[deep_predict(self.result_.solution, X)]
 
     def transform(self, X) -> np.ndarray:
         """z(x) as float64, the dtype every input is validated to (the network computes in float32)."""
+        from .dnpsvc import deep_features
+
         X = self._check(X)
         return deep_features(self.result_.solution["net"], X).astype(np.float64)
