@@ -60,8 +60,9 @@ DEMOTE_AFTER_CPU_SECONDS = 1.0  # a run's CPU at full priority: a lecture's fres
 LONG_RUN_NICE = 10  # the scheduler then gives a long run ≈ 1/10 of a core that others want (weights 110 : 1024)
 DETACH_GRACE_SECONDS = 10.0  # how long a run interrupted by a rerun waits for its session to come back
 # imported by each worker as it starts, so a first run does not wait for numpy, scipy, pandas and scikit-learn;
-# NPSVC++ is left to its first run: it imports torch (≈5 s and a few hundred MB in every worker)
-PRELOAD = ("solvers.foundations", "solvers.sparse", "solvers.multitask", "solvers.smm", "solvers.metric")
+# torch is not among them: only a deep NPSVC++ run imports it (≈1–5 s and a few hundred MB in every worker)
+PRELOAD = ("solvers.foundations", "solvers.sparse", "solvers.multitask", "solvers.smm", "solvers.metric",
+           "solvers.npsvc")
 START_ATTEMPTS = 3  # workers in a row dying before they are ready: the pool gives up and says so
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,6 +205,7 @@ class WorkerPool:
         self._closed = False
         self._broken: str | None = None  # why no worker can start, once that is clear
         self._failed_starts = 0  # workers in a row that died before they were ready
+        self._prepared: list[str] = []  # what every worker has been asked to prepare (see ``prepare``)
         self._workers = [_Worker(i, self._unsendable) for i in range(workers)]
         self._reader = threading.Thread(target=self._read_loop, name="optlab-workers", daemon=True)
         self._reader.start()
@@ -226,6 +228,18 @@ class WorkerPool:
                 if left <= 0:
                     return False
                 self._changed.wait(left)
+        return True
+
+    def prepare(self, target: str) -> bool:
+        """Every worker, and every worker that later replaces one, calls ``module:function`` once in the background
+        (torch's imports and first-use costs, say, before a page's first deep run). True the first time a target is
+        asked for, False after."""
+        with self._lock:
+            if target in self._prepared:
+                return False
+            self._prepared.append(target)
+            for worker in self._workers:
+                worker.send(("prepare", target))
         return True
 
     # ---- sessions -------------------------------------------------------------------------------------------
@@ -407,6 +421,8 @@ class WorkerPool:
             else:
                 self._workers[self._workers.index(worker)] = fresh
                 self.replaced += 1
+                for target in self._prepared:
+                    fresh.send(("prepare", target))
             flight = worker.flight
             if flight is not None and flight.state == RUNNING:
                 self._flights.pop(flight.key, None)
@@ -476,6 +492,8 @@ def _serve(fd: int) -> None:
             return
         if message[0] == "run":
             _run_one(conn, send, message[1], message[2])
+        elif message[0] == "prepare":
+            threading.Thread(target=_prepare, args=(message[1],), name="prepare", daemon=True).start()
         # anything else is a stop for a run that has already ended
 
 
@@ -484,6 +502,17 @@ def _preload() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+
+
+def _prepare(target: str) -> None:
+    """``module:function``, called once: a page's heavy imports and first-use costs, before its first run."""
+    import importlib
+
+    module, _, function = target.partition(":")
+    try:
+        getattr(importlib.import_module(module), function)()
+    except Exception:  # noqa: BLE001 (only a head start: the run itself meets and reports the same problem)
+        log.exception("preparing %s failed", target)
 
 
 def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload: bytes) -> None:

@@ -20,7 +20,7 @@ from .following import run_follow
 from .lessons import PAGES, drag_links, lesson_links, notch_links
 from .protocol import Student
 from .report import build, follow_report, markdown
-from .server import LectureServer, Monitor, server_pid
+from .server import LectureServer, Monitor, server_pid, wait_idle
 from app.ui.follow import KEY_ENV
 
 
@@ -67,9 +67,12 @@ async def one_page(url: str, pid: int | None, page: str, args: argparse.Namespac
     if args.scenario == "follow":
         return await follow_page(url, pid, page, args)
     # the lecturer opens the page before the class does: the server has imported it and the RSS the report starts
-    # from is that of a server showing the page, not of one that has run nothing yet
+    # from is that of a server showing the page, once what the opening set off has finished (NPSVC++ prepares
+    # torch in the workers), not of one that has run nothing yet
     async with Student(url, page, timeout=args.timeout) as lecturer:
         await lecturer.open("")
+    if pid:
+        await asyncio.to_thread(wait_idle, pid)
     monitor = Monitor(pid).start() if pid else None
     browsers = []
     if args.browsers:

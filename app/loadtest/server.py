@@ -88,6 +88,21 @@ class Sample:
     cpu: float  # CPU seconds (user + system) used so far, the server and its children
 
 
+def wait_idle(pid: int, timeout: float = 60.0, busy: float = 0.1, every: float = 1.0) -> bool:
+    """Until the server and its children together use under ``busy`` cores over ``every`` seconds (what opening a
+    page set off has finished: NPSVC++ prepares torch in the workers), or ``timeout`` seconds. True when idle."""
+    monitor = Monitor(pid)
+    deadline = time.monotonic() + timeout
+    before = monitor.sample()
+    while time.monotonic() < deadline:
+        time.sleep(every)
+        now = monitor.sample()
+        if now.cpu - before.cpu < busy * (now.t - before.t):
+            return True
+        before = now
+    return False
+
+
 @dataclass
 class Monitor:
     """Samples the server's RSS and CPU every ``every`` seconds in a thread while it is started."""

@@ -94,13 +94,14 @@ from .presets import Preset, apply_preset, preset_buttons
 from .cost import (Cost, foundations_cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost,
                    smm_path_cost, sparse_cost)
 from .runs import (
-    Job, LiveSpec, awaiting_run, config_key, StoppableProgress, refused, run_controls, run_live, summary_table,
+    Job, LiveSpec, awaiting_run, config_key, StoppableProgress, prepare_workers, refused, run_controls, run_live,
+    summary_table,
 )
 
 __all__ = [
     "add_reference", "base_figure", "line_chart", "positive", "method_color", "method_line", "method_marker", "method_style", "presenting", "dataset_picker", "read_upload",
     "export_panel", "histories_long", "page_header", "run_page", "method_params", "method_picker", "param_form",
-    "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "run_controls", "run_live", "summary_table",
+    "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "prepare_workers", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
     "smm_cost", "smm_path_cost", "sparse_cost", "foundations_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "tabs_to_draw", "share_panel", "link_state",
     "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",

@@ -12,6 +12,7 @@ them here in the server process, as AppTest scripts do by default).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import math
@@ -72,6 +73,16 @@ def _worker_pool() -> WorkerPool | None:
         return None
     store = _run_store()
     return WorkerPool(workers, on_result=lambda key, result: _put(store, key, result))
+
+
+def prepare_workers(target: str, server_module: str) -> None:
+    """A page's head start on its heavy imports, once per server: each worker process calls ``target``
+    (``module:function``) in the background, and this process imports ``server_module``, which it needs to unpickle
+    the runs' results. Nothing when runs stay in this process (AppTest; ``OPTLAB_WORKERS=0``)."""
+    pool = _worker_pool()
+    if pool is not None and pool.prepare(target):
+        threading.Thread(target=importlib.import_module, args=(server_module,), name="optlab-prepare",
+                         daemon=True).start()
 
 
 def _session_id() -> str:

@@ -245,6 +245,32 @@ def test_a_burst_of_forty_sessions_is_started_in_arrival_order(pool):
     assert starts == sorted(starts)
 
 
+def test_every_worker_prepares_once_and_a_replacement_prepares_too(monkeypatch, tmp_path):
+    """A page's head start (NPSVC++: torch's imports) reaches each worker once, and the worker that replaces a dead
+    one, without a run."""
+    from tests.app.worker_preparation import PREPARED_FILE
+
+    record = tmp_path / "prepared"
+    monkeypatch.setenv(PREPARED_FILE, str(record))
+    prepared = WorkerPool(2)
+    try:
+        assert prepared.wait_ready(120)
+        target = "tests.app.worker_preparation:record_pid"
+        assert prepared.prepare(target) is True and prepared.prepare(target) is False
+
+        def pids_recorded() -> list[int]:
+            return [int(line) for line in record.read_text().split()] if record.exists() else []
+
+        until(lambda: sorted(pids_recorded()) == sorted(prepared.pids()), "each worker prepared, once")
+        victim = prepared.pids()[0]
+        os.kill(victim, signal.SIGKILL)
+        until(lambda: prepared.replaced == 1 and victim not in prepared.pids(), "the dead worker was replaced")
+        until(lambda: len(pids_recorded()) == 3, "the replacement prepared")
+        assert sorted(pids_recorded()) == sorted([victim, *prepared.pids()])
+    finally:
+        prepared.close()
+
+
 def test_workers_that_cannot_start_fail_runs_with_a_message_instead_of_respawning(monkeypatch):
     monkeypatch.setattr(sys, "executable", "/bin/false")  # every worker exits at once
     broken = WorkerPool(1)
