@@ -51,6 +51,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from app.memory import release_free_memory
+
 log = logging.getLogger(__name__)
 
 WORKERS_ENV = "OPTLAB_WORKERS"
@@ -59,6 +61,7 @@ KILL_AFTER_SECONDS = 5.0  # a cancelled run still busy after this long has its w
 DEMOTE_AFTER_CPU_SECONDS = 1.0  # a run's CPU at full priority: a lecture's fresh runs take well under a second
 LONG_RUN_NICE = 10  # the scheduler then gives a long run ≈ 1/10 of a core that others want (weights 110 : 1024)
 DETACH_GRACE_SECONDS = 10.0  # how long a run interrupted by a rerun waits for its session to come back
+TRIM_EVERY_SECONDS = 5.0  # how often the server gives freed memory back while no run is in flight (app/memory.py)
 # imported by each worker as it starts, so a first run does not wait for numpy, scipy, pandas and scikit-learn;
 # torch is not among them: only a deep NPSVC++ run imports it (≈1–5 s and a few hundred MB in every worker)
 PRELOAD = ("solvers.foundations", "solvers.sparse", "solvers.multitask", "solvers.smm", "solvers.metric",
@@ -206,6 +209,7 @@ class WorkerPool:
         self._broken: str | None = None  # why no worker can start, once that is clear
         self._failed_starts = 0  # workers in a row that died before they were ready
         self._prepared: list[str] = []  # what every worker has been asked to prepare (see ``prepare``)
+        self._trimmed_at = time.monotonic()
         self._workers = [_Worker(i, self._unsendable) for i in range(workers)]
         self._reader = threading.Thread(target=self._read_loop, name="optlab-workers", daemon=True)
         self._reader.start()
@@ -454,6 +458,9 @@ class WorkerPool:
                      and now - w.flight.cancelled_at > KILL_AFTER_SECONDS]
         for worker in stuck:  # its solver has not reached a callback since the stop: free the core
             worker.proc.kill()
+        if not self._flights and now - self._trimmed_at > TRIM_EVERY_SECONDS:  # closed sessions' pages, figures
+            self._trimmed_at = now
+            release_free_memory()
 
     def close(self) -> None:
         if self._closed:
@@ -492,6 +499,8 @@ def _serve(fd: int) -> None:
             return
         if message[0] == "run":
             _run_one(conn, send, message[1], message[2])
+            del message  # the pickled run: with it freed, the run's data and arrays go back to the system
+            release_free_memory()
         elif message[0] == "prepare":
             threading.Thread(target=_prepare, args=(message[1],), name="prepare", daemon=True).start()
         # anything else is a stop for a run that has already ended
