@@ -75,7 +75,8 @@ def build(config: dict[str, Any], logs: Sequence[StudentLog], samples: Sequence[
                               "first_load": percentiles([b["first_load"] for b in browsers if b["first_load"]]),
                               "failures": [b["failure"] for b in browsers if b["failure"]],
                               "history_steps_resent": sum(b["resent"] for b in browsers),
-                              "exception_boxes": sum(b["exceptions"] for b in browsers)}
+                              "exception_boxes": sum(b["exceptions"] for b in browsers),
+                              "each": [[round(s, 3) for s in b["steps"]] for b in browsers]}  # in step order
     return report
 
 
