@@ -219,7 +219,7 @@ class RangeLedger:
                 kernels.compiled().candidate_pairs(self.release, t, T.diff, T.same, used)
             q = problem.pair_values_where(M0, used)
         if self._rows is None:
-            rows = row_bounds(problem)
+            rows = row_bounds(problem) if _ROW_MIN_STEPS > 0 else None  # off: one row, no bounds to build
             self._rows = (rows or (np.array([0, problem.n_triplets], np.int64), np.zeros(1, np.int64),
                                    np.zeros(n_pairs))) + (_ROW_MIN_STEPS if rows else 0,)
         n_left, in_L, in_R, out_L, out_R, self.by_rows = kernels.compiled().ledger_scan(

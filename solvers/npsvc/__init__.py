@@ -24,7 +24,6 @@ PAPER = ("J. Zhang, Z. Lai, H. Zhou, J. Liang. NPSVC++: Nonparallel Classifiers 
          "Learning. ICML 2024 (arXiv:2402.06010).")
 
 
-
 def run_dnpsvc(problem: NPSVCProblem, **params) -> Result:
     """D-NPSVC++ and its same-network baselines (dnpsvc.py); torch is imported by the first deep run, not with
     the family, so a server or a worker that runs only the kernel methods never loads it."""

@@ -133,7 +133,6 @@ def deterministic_torch(seed: int, threads: int, device: torch.device | None = N
         torch.set_num_threads(previous[2])
 
 
-
 def resolve_device(name: str) -> torch.device:
     """"auto" → cuda when torch sees a GPU, else cpu; "cuda" without one is refused before any work."""
     if name == "auto":
@@ -356,7 +355,6 @@ def run_dnpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
                           device=str(device))
 
 
-
 def warm_up() -> None:
     """One epoch on four points. A process's first deep run pays torch's lazy imports (the optimiser's first step
     imports torch's compiler modules) and first-use costs, ≈1 CPU s on top of torch's own import; a lecture
@@ -364,6 +362,7 @@ def warm_up() -> None:
     X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     problem = problem_from_arrays(X, np.array([0, 0, 1, 1]), kernel_memory=False)
     run_dnpsvc(problem, tol=0.0, max_iter=1, **validate_params(DNPSVC_PARAMS, {"epochs": 1, "batch_size": 4}))
+
 
 def inference_copy(net: NPSVCNet) -> NPSVCNet:
     """A float64 copy of the trained network in eval mode: predictions on float64 input are then
