@@ -206,7 +206,7 @@ def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
         totals["cg"] += stats.cg
         totals["direct_solves"] += stats.direct
         with rec.excluded():
-            row = measures(problem, state.W, state.b, state.lam, state.Lam, obj_opt)
+            row = measures(problem, state.W, state.b, state.lam, state.Lam, obj_opt, Xw=state.Xw)
             row.update(res, sigma=state.sigma, newton_iters=stats.newton, cg_iters=stats.cg,
                        j1=stats.j1, alpha=stats.alpha, rank=pt.spec.rank_alpha,
                        min_step=min(stats.steps) if stats.steps else 1.0)
@@ -217,10 +217,11 @@ def alm_solve(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
     return rec.result(solution, **totals), state
 
 
-def measures(problem: SMMProblem, W, b, lam, Lam, obj_opt) -> dict:
-    """Objective, dual objective, relative gap (and Relobj) for a history row."""
-    pobj = primal_objective(problem, W, b)
-    dobj = dual_objective(problem, lam, Lam if Lam is not None else np.zeros(problem.shape))
+def measures(problem: SMMProblem, W, b, lam, Lam, obj_opt, Xw=None, Alam=None) -> dict:
+    """Objective, dual objective, relative gap (and Relobj) for a history row (``Xw`` = X vec(W) and
+    ``Alam`` = A*λ where the caller has them)."""
+    pobj = primal_objective(problem, W, b, Xw)
+    dobj = dual_objective(problem, lam, Lam if Lam is not None else np.zeros(problem.shape), Alam)
     row = {"objective": pobj, "dual_objective": dobj, "relgap": relative_gap(pobj, dobj)}
     if obj_opt is not None:
         row["relobj"] = relobj(pobj, obj_opt)

@@ -50,7 +50,8 @@ def adapt_penalty(gamma: float, pinf: float, dinf: float, mu: float = 2.0, floor
 
 @dataclass
 class ADMMIterate:
-    """One isPADMM iterate: primal (W, b, v, U), SMM multipliers (λ, Λ), penalty γ and the inner ALM count."""
+    """One isPADMM iterate: primal (W, b, v, U), SMM multipliers (λ, Λ), penalty γ and the inner ALM count;
+    ``Xw`` = X vec(W), from the inner ALM."""
 
     W: np.ndarray
     b: float
@@ -61,6 +62,7 @@ class ADMMIterate:
     gamma: float
     rank: int
     inner_iters: int
+    Xw: np.ndarray
 
 
 def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta: float = 1.618,
@@ -94,7 +96,7 @@ def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta:
         U, rank = singular_value_threshold(gamma * W + Lam, tau)  # step 2
         U /= gamma
         Lam = Lam + zeta * gamma * (W - U)  # step 3
-        iterate = ADMMIterate(W, b, v, U, scale * inner.lam, Lam, gamma, rank, j)
+        iterate = ADMMIterate(W, b, v, U, scale * inner.lam, Lam, gamma, rank, j, inner.Xw)
         yield iterate
         pinf = float(np.linalg.norm(W - U)) / (1.0 + float(np.linalg.norm(W)) + float(np.linalg.norm(U)))
         gamma = iterate.gamma  # the caller may have adapted it
@@ -108,8 +110,7 @@ def warm_start_state(problem: SMMProblem, iterations: int, sigma: float) -> ALMS
         pass
     lam = np.clip(it.lam, -problem.C, 0.0)
     Lam = project_spectral_ball(it.Lam, problem.tau)
-    Xw = np.asarray(problem.X @ it.W.ravel().astype(problem.X.dtype, copy=False), float)
-    return ALMState(it.W.copy(), float(it.b), lam, Lam, sigma, Xw)
+    return ALMState(it.W.copy(), float(it.b), lam, Lam, sigma, it.Xw.copy())
 
 
 def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None, callback=None,
@@ -122,8 +123,9 @@ def run_ispadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=No
     steps = ispadmm_steps(problem, tol=tol, gamma0=gamma0, zeta=zeta, delta_b=delta_b, totals=totals)
     for k, it in zip(range(1, max_iter + 1), steps):
         with rec.excluded():
-            row = measures(problem, it.W, it.b, it.lam, project_spectral_ball(it.Lam, tau), obj_opt)
-            eta = kkt_residuals(problem, it.W, it.b, it.v, it.U, it.lam, it.Lam)
+            Alam = problem.A_adj(it.lam)  # one pass over the samples for both, and X vec(W) from the step
+            row = measures(problem, it.W, it.b, it.lam, project_spectral_ball(it.Lam, tau), obj_opt, it.Xw, Alam)
+            eta = kkt_residuals(problem, it.W, it.b, it.v, it.U, it.lam, it.Lam, it.Xw, Alam)
             row.update(eta, gamma=it.gamma, inner_iters=it.inner_iters, rank=it.rank)
         if k % gamma_every == 0:
             dinf = float(np.linalg.norm(it.Lam - project_spectral_ball(it.Lam, tau))) / (

@@ -131,19 +131,22 @@ def build_problem(X, y, *, C: float = 1.0, tau: float = 1.0, dtype=np.float64) -
 
 
 # -- objectives ----------------------------------------------------------------
-def hinge_sum(problem: SMMProblem, W: np.ndarray, b: float) -> float:
-    return float(np.maximum(0.0, 1.0 - problem.y * problem.margins(W, b)).sum())
+# ``Xw`` = X vec(W) and ``Alam`` = A*λ, where the caller has them (a solver carries X vec(W) between its steps),
+# save the passes over the samples; left out, they are computed here.
+def hinge_sum(problem: SMMProblem, W: np.ndarray, b: float, Xw: np.ndarray | None = None) -> float:
+    margins = problem.margins(W, b) if Xw is None else Xw + b
+    return float(np.maximum(0.0, 1.0 - problem.y * margins).sum())
 
 
-def primal_objective(problem: SMMProblem, W: np.ndarray, b: float) -> float:
+def primal_objective(problem: SMMProblem, W: np.ndarray, b: float, Xw: np.ndarray | None = None) -> float:
     """Objective of model (1)."""
     nuclear = np.linalg.svd(W, compute_uv=False).sum()
-    return float(0.5 * np.vdot(W, W) + problem.tau * nuclear + problem.C * hinge_sum(problem, W, b))
+    return float(0.5 * np.vdot(W, W) + problem.tau * nuclear + problem.C * hinge_sum(problem, W, b, Xw))
 
 
-def dual_objective(problem: SMMProblem, lam: np.ndarray, Lam: np.ndarray) -> float:
+def dual_objective(problem: SMMProblem, lam: np.ndarray, Lam: np.ndarray, Alam: np.ndarray | None = None) -> float:
     """−Φ(λ, Λ) of (D) at a dual-feasible point: −½‖A*λ + Λ‖² − Σ λ_i."""
-    R = problem.A_adj(lam) + Lam
+    R = (problem.A_adj(lam) if Alam is None else Alam) + Lam
     return float(-0.5 * np.vdot(R, R) - lam.sum())
 
 
@@ -161,10 +164,11 @@ def project_spectral_ball(Z: np.ndarray, tau: float) -> np.ndarray:
     return Z - singular_value_threshold(Z, tau)[0]
 
 
-def kkt_residuals(problem: SMMProblem, W, b, v, U, lam, Lam) -> dict[str, float]:
+def kkt_residuals(problem: SMMProblem, W, b, v, U, lam, Lam, Xw=None, Alam=None) -> dict[str, float]:
     """The six relative residuals of (46) and η_kkt, their maximum."""
     n, C, tau = problem.n, problem.C, problem.tau
-    Alam = problem.A_adj(lam)
+    Alam = problem.A_adj(lam) if Alam is None else Alam
+    AW = problem.A(W) if Xw is None else problem.y * Xw
     nW, nU, nLam, nlam = (float(np.linalg.norm(a)) for a in (W, U, Lam, lam))
     root = 1.0 + np.sqrt(n)
     eta = {
@@ -172,7 +176,7 @@ def kkt_residuals(problem: SMMProblem, W, b, v, U, lam, Lam) -> dict[str, float]
         "eta_b": abs(float(lam @ problem.y)) / root,
         "eta_v": float(np.linalg.norm(lam + project_box(v - lam, 0.0, C))) / (1.0 + nlam + float(np.linalg.norm(v))),
         "eta_U": float(np.linalg.norm(Lam - project_spectral_ball(U + Lam, tau))) / (1.0 + nLam + nU),
-        "eta_lambda": float(np.linalg.norm(problem.A(W) + b * problem.y + v - 1.0)) / root,
+        "eta_lambda": float(np.linalg.norm(AW + b * problem.y + v - 1.0)) / root,
         "eta_Lambda": float(np.linalg.norm(W - U)) / (1.0 + nW + nU),
     }
     eta["kkt"] = max(eta.values())
