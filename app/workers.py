@@ -16,6 +16,9 @@ The pool is started once per server (the first run starts it) and shared by ever
   once: one student's three methods queue behind each other while another student's run starts, and a run
   many students share is charged to one not charged yet. Otherwise the queue is first come, first served (a
   burst of new sessions starts in the order it arrived).
+- **Idle cores are lent.** A worker that no uncharged session's run waits for takes a queued run anyway (a
+  lone student's second method, side by side with the first). The loan ends as soon as another session's run
+  waits: the lent run is stopped and queued again, first in line, and that worker goes to the waiting run.
 - **Long runs yield.** A run that has used ``DEMOTE_AFTER_CPU_SECONDS`` of CPU drops to nice
   ``LONG_RUN_NICE`` (Linux, where the nice value is a thread's: each run has a thread of its own, and the next
   run starts at the normal priority again). It still takes every idle cycle, but the page reruns and the short
@@ -91,7 +94,8 @@ class Flight:
     key: str
     label: str
     seq: int  # submission order: the queue is first come, first served
-    make_payload: Callable[[], bytes] | None  # pickles the run, when a worker takes it (not while it queues)
+    make_payload: Callable[[], bytes] | None  # pickles the run when a worker takes it (not while it queues); kept
+    # while it runs, in case a lent worker is taken back and the run starts again
     subscribers: "OrderedDict[str, None]" = field(default_factory=OrderedDict)  # in order of subscription
     state: str = QUEUED
     rows: list = field(default_factory=list)
@@ -323,28 +327,50 @@ class WorkerPool:
 
     def _schedule(self) -> None:
         """Start queued runs on idle workers, first come, first served, each charged to a subscriber not charged
-        for another running run (a queued run all of whose subscribers are charged waits its turn)."""
-        idle = [w for w in self._workers if w.flight is None]
-        if not idle or not self._queue:
+        for another running run; a run whose subscribers are all charged waits, unless a worker would otherwise
+        stay idle: then it is lent that worker, until a run with an uncharged subscriber needs it back."""
+        if not self._queue:
             return
         charged: set[str] = set()
-        for worker in self._workers:
-            if worker.flight is not None:
-                charged.update(_uncharged(worker.flight, charged))
+        lent: list[_Worker] = []  # running runs charged to nobody, the latest started last
+        for worker in sorted((w for w in self._workers if w.flight is not None and w.flight.state == RUNNING),
+                             key=lambda w: w.flight.started):
+            payer = _uncharged(worker.flight, charged)
+            charged.update(payer)
+            if not payer:
+                lent.append(worker)
+        idle = [w for w in self._workers if w.flight is None]
         for flight in list(self._queue):
-            if not idle:
-                break
             payer = _uncharged(flight, charged)
             if not payer:
                 continue
-            worker = idle.pop(0)
-            self._queue.remove(flight)
-            flight.state, flight.started = RUNNING, self.started
-            self.started += 1
-            worker.flight = flight
-            worker.send(("run", flight.seq, flight.make_payload))
-            flight.make_payload = None
+            if idle:
+                self._start(flight, idle.pop(0))
+            elif lent:
+                self._take_back(lent.pop())  # its worker takes this run once the lent one has stopped
+            else:
+                break
             charged.update(payer)
+        for flight in list(self._queue)[:len(idle)]:
+            self._start(flight, idle.pop(0))
+
+    def _start(self, flight: Flight, worker: _Worker) -> None:
+        self._queue.remove(flight)
+        flight.state, flight.started = RUNNING, self.started
+        self.started += 1
+        worker.flight = flight
+        worker.send(("run", flight.seq, flight.make_payload))
+
+    def _take_back(self, worker: _Worker) -> None:
+        """Stop the lent run on ``worker`` and queue it again, first in line, as a new run of the same key (its
+        subscribers keep waiting for it); the worker stays busy until the stopped run has reported."""
+        flight = worker.flight
+        worker.send(("stop", flight.seq))
+        worker.flight = Flight(flight.key, flight.label, flight.seq, None, state=CANCELLED,
+                               cancelled_at=time.monotonic())
+        self._seq += 1
+        flight.seq, flight.state, flight.rows, flight.started = self._seq, QUEUED, [], None
+        self._queue.insert(0, flight)
 
     def _statuses(self, flights: list[Flight]) -> list[Status]:
         with self._lock:
@@ -394,7 +420,7 @@ class WorkerPool:
             if kind == "rows":  # no notify: followers pick rows up at their own pace
                 flight.rows.extend(message[2])
                 return
-            worker.flight = None
+            worker.flight, flight.make_payload = None, None
             if flight.state != CANCELLED:
                 self._flights.pop(flight.key, None)
                 if kind == "done":
@@ -430,6 +456,7 @@ class WorkerPool:
             flight = worker.flight
             if flight is not None and flight.state == RUNNING:
                 self._flights.pop(flight.key, None)
+                flight.make_payload = None
                 how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 flight.state, flight.error = FAILED, ("died", f"the worker process running it stopped ({how}), most "
                                                       "likely out of memory. A fresh worker has taken its place: "

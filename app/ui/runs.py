@@ -400,7 +400,7 @@ def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view
                 if s.state in (FAILED, CANCELLED):
                     view.live.pop(s.label, None)
             rows = sum(len(s.rows) for s in statuses)
-            if rows > drawn and view.due():
+            if rows != drawn and view.due():  # fewer when a lent worker was taken back and a run starts again
                 # the chart's content: stored runs by their keys, a run in flight by its number and rows so far
                 shared = ([(job.label, job.key) for job in cached],
                           [(s.label, s.seq, "done" if s.state == DONE else len(s.rows) if s.state == RUNNING else 0)

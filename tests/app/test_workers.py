@@ -177,17 +177,22 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_says_so(pool, tmp_path)
     assert finish(after)[0].result.solution == {"value": 4}
 
 
-def test_one_running_run_per_session_and_the_queue_shows_places(pool, tmp_path):
-    gate_a, gate_b = tmp_path / "go-a", tmp_path / "go-b"
-    a = pool.subscribe("fair-a", [job("a1", held(str(gate_a))), job("a2", quick("a2"))])
-    b = pool.subscribe("fair-b", [job("b1", held(str(gate_b)))])
-    c = pool.subscribe("fair-c", [job("c1", quick("c1"))])
+def test_a_lone_session_borrows_the_idle_worker_and_gives_it_back_to_the_next_session(pool, tmp_path):
+    gate_a, gate_b, taken_back = tmp_path / "go-a", tmp_path / "go-b", tmp_path / "a2-stopped"
+    a = pool.subscribe("fair-a", [job("a1", held(str(gate_a))), job("a2", held(str(gate_a), str(taken_back)))])
     try:
-        # two workers: A's first run and B's run (a replaced worker may still be starting: wait for both); A's second
-        # waits although it came before C's, and goes on waiting while the gates hold both workers
-        until(lambda: [s.state for s in a.poll()] == [RUNNING, QUEUED] and b.poll()[0].state == RUNNING,
-              "A's first run and B's run on the two workers")
-        assert a.poll()[1].place == 1 and c.poll()[0].place == 2
+        # alone on the pool, A's two runs take both workers (a replaced worker may still be starting: wait for both)
+        until(lambda: [s.state for s in a.poll()] == [RUNNING, RUNNING], "A's two runs side by side")
+        lent_seq = a.poll()[1].seq
+        # B's run needs a worker: A's second run is stopped in its worker and queued again, first in line
+        b = pool.subscribe("fair-b", [job("b1", held(str(gate_b)))])
+        until(lambda: b.poll()[0].state == RUNNING, "B's run on the worker taken back from A")
+        until(lambda: written(taken_back), "A's lent run was stopped in its worker")
+        second = a.poll()[1]
+        assert (a.poll()[0].state, second.state, second.place) == (RUNNING, QUEUED, 1) and second.seq > lent_seq
+        # C comes after A's requeued run; while the gates hold both workers, each session keeps one run going
+        c = pool.subscribe("fair-c", [job("c1", quick("c1"))])
+        assert c.poll()[0].place == 2 and a.poll()[1].state == QUEUED
         # A's first run ends while B's still holds the other worker: first come, first served, so A's second
         # run takes the free worker before C's (had B's ended first, C's would rightly go while A still ran)
         gate_a.touch()
