@@ -26,7 +26,8 @@ The pool is started once per server (the first run starts it) and shared by ever
 - **Faults.** A worker that dies is replaced; the run it held fails with a message saying so. A cancelled run
   whose solver does not reach its callback within ``KILL_AFTER_SECONDS`` has its worker killed and replaced.
 
-A run is shipped as a cloudpickled ``run(callback) -> Result`` (the page's closure over its problem object).
+A run is shipped as a cloudpickled ``run(callback) -> Result`` (the page's closure over its problem object),
+pickled when a worker takes it; its large arrays go to each worker once (app/payloads.py).
 Its callback rows come back in batches every ``FLUSH_SECONDS`` for the live charts; between batches the
 worker checks for a stop, and the callback then returns False, which ends the solver with status ``stopped``.
 
@@ -54,6 +55,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from app import payloads
 from app.memory import release_free_memory
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,7 @@ KILL_AFTER_SECONDS = 5.0  # a cancelled run still busy after this long has its w
 DEMOTE_AFTER_CPU_SECONDS = 1.0  # a run's CPU at full priority: a lecture's fresh runs take well under a second
 LONG_RUN_NICE = 10  # the scheduler then gives a long run ≈ 1/10 of a core that others want (weights 110 : 1024)
 DETACH_GRACE_SECONDS = 10.0  # how long a run interrupted by a rerun waits for its session to come back
+WORKER_ARRAY_BYTES = 512 << 20  # the shared arrays a worker keeps (app/payloads.py), least recently used dropped
 TRIM_EVERY_SECONDS = 5.0  # how often the server gives freed memory back while no run is in flight (app/memory.py)
 # imported by each worker as it starts, so a first run does not wait for numpy, scipy, pandas and scikit-learn;
 # torch is not among them: only a deep NPSVC++ run imports it (≈1–5 s and a few hundred MB in every worker)
@@ -94,8 +97,8 @@ class Flight:
     key: str
     label: str
     seq: int  # submission order: the queue is first come, first served
-    make_payload: Callable[[], bytes] | None  # pickles the run when a worker takes it (not while it queues); kept
-    # while it runs, in case a lent worker is taken back and the run starts again
+    run: Callable | None  # pickled when a worker takes it (not while it queues); kept while it runs, in case a lent
+    # worker is taken back and the run starts again
     subscribers: "OrderedDict[str, None]" = field(default_factory=OrderedDict)  # in order of subscription
     state: str = QUEUED
     rows: list = field(default_factory=list)
@@ -137,6 +140,7 @@ class _Worker:
         self.flight: Flight | None = None
         self.ready = False
         self._unsendable = unsendable  # the pool's hook for a run that cannot be pickled
+        self._held: OrderedDict[str, int] = OrderedDict()  # the shared arrays this worker holds: token -> bytes
         self._outbox: queue.Queue = queue.Queue()
         threading.Thread(target=self._send_loop, name=f"optlab-worker-{index}-send", daemon=True).start()
 
@@ -149,18 +153,34 @@ class _Worker:
             message = self._outbox.get()
             if message is None:
                 return
-            if message[0] == "run":
-                try:
-                    message = ("run", message[1], message[2]())
-                except Exception as exc:  # noqa: BLE001 (the run's failure, shown on the page)
-                    log.exception("run %s could not be pickled", message[1])
-                    self._unsendable(self, message[1], f"it could not be sent to a worker process "
-                                                       f"({type(exc).__name__}: {exc})")
-                    continue
             try:
-                self.conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+                if message[0] == "run":
+                    try:
+                        payload, arrays = payloads.dumps(message[2])
+                    except Exception as exc:  # noqa: BLE001 (the run's failure, shown on the page)
+                        log.exception("run %s could not be pickled", message[1])
+                        self._unsendable(self, message[1], f"it could not be sent to a worker process "
+                                                           f"({type(exc).__name__}: {exc})")
+                        continue
+                    self._share(arrays)
+                    message = ("run", message[1], payload)
+                self._post(message)
             except OSError:  # the worker died; the reader thread notices and replaces it
                 return
+
+    def _post(self, message: tuple) -> None:
+        self.conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _share(self, arrays: dict) -> None:
+        """Send the worker the arrays of the next run it lacks, and have it drop the least recently used others
+        beyond WORKER_ARRAY_BYTES."""
+        for token, array in arrays.items():
+            if token not in self._held:
+                self._post(("array", token, array))
+                self._held[token] = array.nbytes
+            self._held.move_to_end(token)
+        while sum(self._held.values()) > WORKER_ARRAY_BYTES and next(iter(self._held)) not in arrays:
+            self._post(("forget", self._held.popitem(last=False)[0]))
 
     def retire(self) -> None:
         self._outbox.put(None)
@@ -252,12 +272,12 @@ class WorkerPool:
 
     # ---- sessions -------------------------------------------------------------------------------------------
     def subscribe(self, session: str, jobs: Sequence[tuple[str, str, Callable[[], bytes]]]) -> Lease:
-        """Wait for ``jobs`` (key, label, payload maker) on behalf of ``session``, queueing those not in flight.
+        """Wait for ``jobs`` (key, label, run) on behalf of ``session``, queueing those not in flight.
 
         Latest wins: the session's previous runs that are not among ``jobs`` are dropped (and cancelled when
-        nobody else waits for them). A payload maker (pickling the run) is called once, when a worker takes the
-        run, by that worker's sender thread: a queue of forty sessions' runs holds no pickled copies of their
-        data, and a run that cannot be pickled fails with the reason.
+        nobody else waits for them). A run is pickled when a worker takes it, by that worker's sender thread: a queue
+        of forty sessions' runs holds no pickled copies of their data, and a run that cannot be pickled fails with
+        the reason.
         """
         keys = [key for key, _, _ in jobs]
         with self._lock:
@@ -267,10 +287,10 @@ class WorkerPool:
             self._sessions[session] = keys
             self._detached.pop(session, None)
             flights = []
-            for key, label, make in jobs:
+            for key, label, run in jobs:
                 flight = self._flights.get(key)
                 if flight is None:
-                    flight = self._new_flight(key, label, make)
+                    flight = self._new_flight(key, label, run)
                 flight.subscribers[session] = None
                 flights.append(flight)
             self._schedule()
@@ -296,11 +316,11 @@ class WorkerPool:
             if session in self._sessions:
                 self._detached[session] = time.monotonic()
 
-    def _new_flight(self, key: str, label: str, make_payload: Callable[[], bytes]) -> Flight:
+    def _new_flight(self, key: str, label: str, run: Callable) -> Flight:
         self._seq += 1
         if self._broken:
             return Flight(key, label, self._seq, None, state=FAILED, error=("failed", self._broken))
-        flight = Flight(key, label, self._seq, make_payload)
+        flight = Flight(key, label, self._seq, run)
         self._flights[key] = flight
         self._queue.append(flight)
         return flight
@@ -319,7 +339,7 @@ class WorkerPool:
             worker = self._worker_of(flight)
             if worker is not None:
                 worker.send(("stop", flight.seq))
-        flight.state, flight.cancelled_at, flight.make_payload = CANCELLED, time.monotonic(), None
+        flight.state, flight.cancelled_at, flight.run = CANCELLED, time.monotonic(), None
 
     # ---- scheduling -----------------------------------------------------------------------------------------
     def _worker_of(self, flight: Flight) -> _Worker | None:
@@ -359,7 +379,7 @@ class WorkerPool:
         flight.state, flight.started = RUNNING, self.started
         self.started += 1
         worker.flight = flight
-        worker.send(("run", flight.seq, flight.make_payload))
+        worker.send(("run", flight.seq, flight.run))
 
     def _take_back(self, worker: _Worker) -> None:
         """Stop the lent run on ``worker`` and queue it again, first in line, as a new run of the same key (its
@@ -420,7 +440,7 @@ class WorkerPool:
             if kind == "rows":  # no notify: followers pick rows up at their own pace
                 flight.rows.extend(message[2])
                 return
-            worker.flight, flight.make_payload = None, None
+            worker.flight, flight.run = None, None
             if flight.state != CANCELLED:
                 self._flights.pop(flight.key, None)
                 if kind == "done":
@@ -456,7 +476,7 @@ class WorkerPool:
             flight = worker.flight
             if flight is not None and flight.state == RUNNING:
                 self._flights.pop(flight.key, None)
-                flight.make_payload = None
+                flight.run = None
                 how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 flight.state, flight.error = FAILED, ("died", f"the worker process running it stopped ({how}), most "
                                                       "likely out of memory. A fresh worker has taken its place: "
@@ -517,6 +537,7 @@ def _serve(fd: int) -> None:
             os._exit(0)
 
     send(("ready", os.getpid()))
+    held: dict[str, Any] = {}  # the shared arrays the server sent (app/payloads.py), by token
     threading.Thread(target=_preload, name="preload", daemon=True).start()  # a run arriving meanwhile waits for
     # the module it needs (the import lock), not for all of them
     while True:
@@ -525,8 +546,13 @@ def _serve(fd: int) -> None:
         except (EOFError, OSError):
             return
         if message[0] == "run":
-            _run_one(conn, send, message[1], message[2])
+            _run_one(conn, send, message[1], message[2], held)
             del message  # the pickled run: with it freed, the run's data and arrays go back to the system
+            release_free_memory()
+        elif message[0] == "array":
+            held[message[1]] = message[2]
+        elif message[0] == "forget":
+            held.pop(message[1], None)
             release_free_memory()
         elif message[0] == "prepare":
             threading.Thread(target=_prepare, args=(message[1],), name="prepare", daemon=True).start()
@@ -551,7 +577,7 @@ def _prepare(target: str) -> None:
         log.exception("preparing %s failed", target)
 
 
-def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload: bytes) -> None:
+def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload: bytes, held: dict) -> None:
     """Run one payload in a thread of its own (its priority is the thread's: see ``_demote``), streaming rows."""
     from solvers.core import InputError
 
@@ -580,7 +606,7 @@ def _run_one(conn: Connection, send: Callable[[tuple], None], seq: int, payload:
         nonlocal cpu_start
         cpu_start = time.thread_time()
         try:
-            result = pickle.loads(payload)(callback)
+            result = payloads.loads(payload, held)(callback)
         except InputError as exc:
             send(("error", seq, "input", str(exc)))
         except MemoryError as exc:

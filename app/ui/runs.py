@@ -22,7 +22,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-import cloudpickle
 import pandas as pd
 import streamlit as st
 from streamlit.runtime import Runtime
@@ -386,8 +385,7 @@ def _run_in_workers(pool: WorkerPool, session: str, pending: Sequence[Job], view
     from the rows the workers send. Stop or a change of settings reruns the script, which leaves this loop at
     its next bar update; a rerun keeps the runs for a while (it may ask for them again), a closed tab does not.
     """
-    lease = pool.subscribe(session, [(job.key, job.label, lambda run=job.run: cloudpickle.dumps(run))
-                                     for job in pending])
+    lease = pool.subscribe(session, [(job.key, job.label, job.run) for job in pending])
     drawn = 0  # rows on the chart: it is redrawn only with new ones
     try:
         while True:

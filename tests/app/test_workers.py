@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import app.workers as workers
+from app import payloads
 from app.workers import CANCELLED, DONE, FAILED, QUEUED, RUNNING, WorkerPool
 from solvers import foundations as fd
 from solvers.core import Result
@@ -50,12 +51,23 @@ def quick(value):
     return lambda callback: Result({"value": value}, pd.DataFrame({"iter": [0], "gap": [0.0]}), "converged")
 
 
+class Counted:
+    """A run that notes its key in ``counter`` each time it is pickled (in this process, on its way to a worker)."""
+
+    def __init__(self, key, run, counter):
+        self.key, self.run, self.counter = key, run, counter
+
+    def __reduce__(self):
+        self.counter.append(self.key)
+        return _same, (self.run,)
+
+
+def _same(run):
+    return run
+
+
 def job(key, run, label=None, counter=None):
-    def make():
-        if counter is not None:
-            counter.append(key)
-        return cloudpickle.dumps(run)
-    return key, label or key, make
+    return key, label or key, run if counter is None else Counted(key, run, counter)
 
 
 def finish(lease):
@@ -309,6 +321,45 @@ def test_a_run_that_cannot_be_pickled_fails_with_the_reason(pool):
     assert status.state == FAILED and "could not be sent to a worker process" in status.error[1]
     after = pool.subscribe("unpicklable", [job("lock-after", quick(5))])  # the worker it was meant for is free
     assert finish(after)[0].result.solution == {"value": 5}
+
+
+def test_large_arrays_reach_each_worker_once_and_every_run_gets_its_own_copy(pool, monkeypatch):
+    """A slider notch changes C, not the samples: the samples go to a worker once (by content), and a run that
+    writes into its copy leaves the next run's copy as it was."""
+    sent = []
+    post = workers._Worker._post
+    monkeypatch.setattr(workers._Worker, "_post", lambda self, message: (sent.append(message[:2]), post(self, message))[1])
+    data = np.random.default_rng(7).random(3 * payloads.SHARED_ARRAY_BYTES // 8)
+
+    def scribbling(value):
+        def run(callback):
+            first = float(data[0])
+            data[0] = -1.0  # a solver writing into its input must not reach the next run
+            return Result({"value": value, "first": first, "sum": float(data[1:].sum())}, pd.DataFrame({"iter": [0]}),
+                          "converged")
+        return run
+
+    results = [finish(pool.subscribe("arrays", [job(f"arrays-{i}", scribbling(i))]))[0].result.solution
+               for i in range(4)]
+    arrays = [m for m in sent if m[0] == "array"]
+    assert 1 <= len(arrays) <= pool.size and len({token for _, token in arrays}) == 1
+    assert [r["value"] for r in results] == list(range(4))
+    assert all(r["first"] == data[0] and r["sum"] == float(data[1:].sum()) for r in results)
+    assert data[0] != -1.0
+
+
+def test_a_worker_drops_its_least_recently_used_arrays_beyond_its_budget(monkeypatch):
+    monkeypatch.setattr(workers, "WORKER_ARRAY_BYTES", 2 * payloads.SHARED_ARRAY_BYTES)
+    worker = workers._Worker.__new__(workers._Worker)  # its bookkeeping only: no process behind it
+    posted = []
+    worker._held, worker._post = workers.OrderedDict(), posted.append
+    arrays = {name: np.full(payloads.SHARED_ARRAY_BYTES // 8, float(i)) for i, name in enumerate("abc")}
+    worker._share({"a": arrays["a"]})
+    worker._share({"b": arrays["b"], "a": arrays["a"]})  # a used again: b is now the oldest
+    worker._share({"a": arrays["a"]})
+    worker._share({"c": arrays["c"]})
+    assert [m[:2] for m in posted] == [("array", "a"), ("array", "b"), ("array", "c"), ("forget", "b")]
+    assert list(worker._held) == ["a", "c"]
 
 
 def test_results_in_a_worker_equal_results_in_process(pool):
