@@ -271,7 +271,7 @@ class WorkerPool:
         return True
 
     # ---- sessions -------------------------------------------------------------------------------------------
-    def subscribe(self, session: str, jobs: Sequence[tuple[str, str, Callable[[], bytes]]]) -> Lease:
+    def subscribe(self, session: str, jobs: Sequence[tuple[str, str, Callable]]) -> Lease:
         """Wait for ``jobs`` (key, label, run) on behalf of ``session``, queueing those not in flight.
 
         Latest wins: the session's previous runs that are not among ``jobs`` are dropped (and cancelled when
