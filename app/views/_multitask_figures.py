@@ -75,10 +75,9 @@ def spectrum_over_iterations(result: Result, column: str, title: str, y_title: s
     log axis), which shows the gap after the h-th value open up instead of flat lines decades apart."""
     h = result.history
     fig = ui.base_figure(title, "iteration k", y_title, log_y=column == "sv_U")
-    if column not in h:
+    if column not in result.info.get("spectra", {}):
         return fig
-    values = np.array([np.pad(np.asarray(v, float)[:top], (0, max(0, top - len(v))), constant_values=np.nan)
-                       for v in h[column]])
+    values = np.asarray(result.info["spectra"][column], float)[:, :top]  # one row per history row
     if relative:
         values = values / np.where(values[:, :1] > 0, values[:, :1], np.nan)
     for i in range(values.shape[1]):

@@ -22,7 +22,7 @@ from sklearn.svm import SVC
 
 from ..core import HistoryRecorder, Param, Result, relative_change
 from .eq14 import EQ14_METHODS
-from .problem import MEASURE, MultiTaskProblem, Point
+from .problem import MEASURE, MultiTaskProblem, Point, SpectraLog
 from .proximal_gradient import SPECTRA_PARAM
 from .subspace import m_step
 
@@ -153,9 +153,10 @@ def run_bcd(problem: MultiTaskProblem, *, tol: float, max_iter: int, time_limit=
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure=MEASURE)
     Z = problem.initial_point()  # line 4: any feasible M
     F = problem.objective(Z)
+    log = SpectraLog(problem, spectra)
     with rec.excluded():
-        extra = problem.spectra(Z) if spectra else {}
-        row0 = {MEASURE: problem.grad_map(Z), "rel_change": np.nan, **extra}
+        log.record(Z)
+        row0 = {MEASURE: problem.grad_map(Z), "rel_change": np.nan}
         if problem.loss == "hinge":
             row0["svm_capped"] = 0
     status = rec.record(0, objective=F, **row0)
@@ -179,9 +180,9 @@ def run_bcd(problem: MultiTaskProblem, *, tol: float, max_iter: int, time_limit=
         F_new = problem.objective(Z)
         change, F = relative_change(F_new, F), F_new
         with rec.excluded():
-            extra = problem.spectra(Z) if spectra else {}
-            row = {MEASURE: problem.grad_map(Z), "rel_change": change, **extra}
+            log.record(Z)
+            row = {MEASURE: problem.grad_map(Z), "rel_change": change}
             if problem.loss == "hinge":
                 row["svm_capped"] = capped  # tasks whose LIBSVM stopped at svm_max_iter: an inexact U-step
         status = rec.record(k, objective=F, **row)
-    return rec.result(problem.solution(Z), u_steps=k, m_steps=k, svm_capped=capped_total)
+    return rec.result(problem.solution(Z), u_steps=k, m_steps=k, svm_capped=capped_total, **log.info())

@@ -208,9 +208,9 @@ class MultiTaskProblem:
         return {"U": Z.U, "b": Z.b, "M": Z.M, "Theta": Theta, "V": Theta @ Z.U, "eig_M": eigs,
                 "sv_U": np.linalg.svd(Z.U, compute_uv=False)}
 
-    def spectra(self, Z: Point) -> dict:
-        """History columns for the live structure plots: eigenvalues of M and singular values of U."""
-        return {"eig_M": np.linalg.eigvalsh(Z.M)[::-1].tolist(), "sv_U": np.linalg.svd(Z.U, compute_uv=False).tolist()}
+    def spectra(self, Z: Point) -> tuple[np.ndarray, np.ndarray]:
+        """The eigenvalues of M (largest first) and the singular values of U at Z."""
+        return np.linalg.eigvalsh(Z.M)[::-1], np.linalg.svd(Z.U, compute_uv=False)
 
     def gradient_step(self, Z: Point, grad: Point, L: float) -> Point:
         return Point(Z.U - grad.U / L, Z.b - grad.b / L, Z.M - grad.M / L)
@@ -224,6 +224,27 @@ class MultiTaskProblem:
         except IterateOverflow:
             return np.inf
         return Z.minus(Z_plus).norm()
+
+
+class SpectraLog:
+    """The per-iteration spectra of ``spectra=True``, one row per history row, kept as two 2-D arrays in the
+    result's ``info["spectra"]`` (``eig_M``: iterations × d, ``sv_U``: iterations × min(d, m)), not as history
+    columns: a column of per-row vectors holds every value as a Python object (≈ 4× the memory of the numbers,
+    and pickled value by value when a worker sends the run back)."""
+
+    def __init__(self, problem: MultiTaskProblem, enabled: bool) -> None:
+        self.problem, self.enabled = problem, enabled
+        self.rows: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def record(self, Z: Point) -> None:
+        if self.enabled:
+            self.rows.append(self.problem.spectra(Z))
+
+    def info(self) -> dict:
+        if not self.enabled:
+            return {}
+        eig, sv = zip(*self.rows)
+        return {"spectra": {"eig_M": np.array(eig), "sv_U": np.array(sv)}}
 
 
 def make_problem(dataset, *, loss: str = "least_squares", alpha: float = 0.1, beta: float = 0.01, h: int = 2,

@@ -18,12 +18,13 @@ import numpy as np
 from scipy.linalg import cho_factor
 
 from ..core import HistoryRecorder, Param, Result, fista_next_t, relative_change
-from .problem import MEASURE, IterateOverflow, MultiTaskProblem, Point
+from .problem import MEASURE, IterateOverflow, MultiTaskProblem, Point, SpectraLog
 
 L0_PARAM = Param("L0", 1.0, float, low=0, low_strict=True, log=True, symbol="L_0", ui_range=(1e-3, 1e3),
                  help="initial Lipschitz estimate of the line search (Algorithm 1, line 1)")
 SPECTRA_PARAM = Param("spectra", False, bool,
-                      help="record the eigenvalues of M and singular values of U at every iteration (for plots)")
+                      help="record the eigenvalues of M and singular values of U at every iteration "
+                           "(info['spectra'], for plots)")
 APG_PARAMS = (
     L0_PARAM,
     Param("safeguard", True, bool, help="keep λ_min(ηI + M_S) ≥ η/2 by shrinking the momentum (needed for η < 1)"),
@@ -80,10 +81,11 @@ def run_proximal_gradient(problem: MultiTaskProblem, *, tol: float, max_iter: in
     F = problem.objective(Z)
     warm = None
     n_trials = n_guarded = 0
+    log = SpectraLog(problem, spectra)
     with rec.excluded():
-        extra = problem.spectra(Z) if spectra else {}
+        log.record(Z)
         row0 = {MEASURE: problem.grad_map(Z), "L": L, "grad_map_L": np.nan, "ls_trials": 0, "momentum": 0.0,
-                "halvings": 0, "rel_change": np.nan, **extra}
+                "halvings": 0, "rel_change": np.nan}
     status = rec.record(0, objective=F, **row0)
     k = 0
     while status is None:
@@ -109,12 +111,12 @@ def run_proximal_gradient(problem: MultiTaskProblem, *, tol: float, max_iter: in
             Z_prev, t_prev, t = Z, 0.0, 1.0
         change, F = relative_change(F_new, F), F_new
         with rec.excluded():
-            extra = problem.spectra(Z) if spectra else {}
+            log.record(Z)
             row = {MEASURE: problem.grad_map(Z), "L": L, "grad_map_L": L * D.norm(), "ls_trials": trials,
-                   "momentum": a, "halvings": halvings, "rel_change": change, **extra}
+                   "momentum": a, "halvings": halvings, "rel_change": change}
         status = rec.record(k, objective=F, **row)
     return rec.result(problem.solution(Z), grad_evals=k, fun_evals=k + n_trials, line_search_trials=n_trials,
-                      guarded_iterations=n_guarded, L=L)
+                      guarded_iterations=n_guarded, L=L, **log.info())
 
 
 def run_apg(problem, **kwargs) -> Result:

@@ -8,6 +8,8 @@ from solvers import multitask as mt
 from app.views import _multitask_figures as figs
 from tests.app_harness import assert_clean, click_run, errors, open_page, plotly_figures, random_walk, trace_names, upload
 
+from .conftest import tiny_problem
+
 
 def test_default_run_draws_the_methods_bounds_and_baselines():
     at = open_page("multitask")
@@ -214,3 +216,19 @@ def test_tightness_ratio_where_it_applies_and_why_not_elsewhere():
     assert figs.tightness(sol, 2) == ("∞", "")  # σ_3 = 0 < σ_2: above any threshold
     assert figs.tightness(sol, 3)[0] == "undefined" and "rank 2 < h = 3" in figs.tightness(sol, 3)[1]
     assert figs.tightness(sol, 0)[0] == figs.tightness(sol, 4)[0] == "not applicable"
+
+
+def test_spectra_over_iterations_draw_one_line_per_value_from_the_runs_spectra():
+    problem = tiny_problem(d=6, m=4)
+    for method in ("apg", "bcd"):
+        res = mt.solve(problem, method, tol=1e-8, max_iter=50, spectra=True)
+        eig = figs.spectrum_over_iterations(res, "eig_M", "eigenvalues", "λ_i(M_k)", top=4)
+        sv = figs.spectrum_over_iterations(res, "sv_U", "singular values", "σ_i/σ_1", relative=True)
+        assert len(eig.data) == 4 and len(sv.data) == min(problem.d, problem.m)
+        np.testing.assert_allclose(eig.data[0].x, res.history["iter"])
+        np.testing.assert_allclose(eig.data[0].y, res.info["spectra"]["eig_M"][:, 0])
+        ratio = np.asarray(sv.data[0].y, float)
+        np.testing.assert_allclose(ratio[np.isfinite(ratio)], 1.0)  # σ_1/σ_1, where U_k ≠ 0
+        assert np.isfinite(ratio[1:]).all()
+        assert np.all(np.diff(res.info["spectra"]["eig_M"], axis=1) <= 1e-12)  # largest first
+    assert not figs.spectrum_over_iterations(mt.solve(problem, "apg", tol=1e-8, max_iter=5), "eig_M", "t", "y").data

@@ -78,8 +78,9 @@ def test_apg_invariants_and_lemma_a1(rng):
     res = mt.solve(problem, "apg", tol=1e-9, max_iter=400, spectra=True)
     hist = res.history
     assert np.all(np.diff(hist["L"]) >= 0)  # L never decreases
-    for eigs in hist["eig_M"]:  # every Z_i is feasible
-        eigs = np.array(eigs)
+    eig_M = res.info["spectra"]["eig_M"]
+    assert eig_M.shape == (len(hist), problem.d) and res.info["spectra"]["sv_U"].shape[0] == len(hist)
+    for eigs in eig_M:  # every Z_i is feasible
         assert eigs.min() >= -1e-10 and eigs.max() <= 1 + 1e-10 and eigs.sum() == pytest.approx(problem.h)
     # Lemma A.1 at a random search point S, for random feasible Z
     S = Point(rng.standard_normal((problem.d, problem.m)), rng.standard_normal(problem.m),
