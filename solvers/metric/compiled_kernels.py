@@ -40,24 +40,50 @@ def _steps_covered(lower_end: float, lam: float, rho: float, slack_scale: float)
     return _FOREVER if z > _FOREVER else int(math.ceil(z))
 
 
+#: Grid points compared at once before walking on (``_range``): most ranges at ρ = 0.9 cover fewer.
+_HEAD_STEPS = 8
+
+
 @numba.njit(cache=True, nogil=True)
-def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale):
+def _grid_head(lam: float, rho: float) -> np.ndarray:
+    """λρ^k for k < _HEAD_STEPS, by the repeated products of ``_steps_covered``'s walk."""
+    head = np.empty(_HEAD_STEPS)
+    for k in range(_HEAD_STEPS):
+        head[k] = lam
+        lam *= rho
+    return head
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")  # three call sites: inlined in each
+def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale, head):
     """(grid steps covered, is an L* range) of the RRPB range of Thm 4.1 for margin h = ⟨H, M0⟩ and ν = ‖H‖
-    (``ranges.range_steps`` for one triplet: same operations, same order); (0, False) for an empty range."""
+    (``ranges.range_steps`` for one triplet: same operations, same order); (0, False) for an empty range.
+
+    Written without data-dependent branches in the common case (measured: 27 % off the ledger's step on wine):
+    the range end is computed for every triplet and an empty range selects 0; the count of grid points above it
+    compares the first ``head`` points (``_grid_head``) at once, which is the walk's count since the grid
+    decreases, and walks on (``_steps_covered``) only for a longer range or one that reaches λ = 0. A zero
+    denominator gives ±inf or NaN as in numpy (error_model="numpy"), and NaN covers no step."""
     e_nu = eps * nu
     on_L = h + e_nu < limit_L
-    if not (on_L or h - e_nu > 1.0):
-        return 0, False
+    ok = on_L or h - e_nu > 1.0
     s = h if on_L else -h
     m_nu = m * nu
     num = m_nu + s
     num += 2.0 * e_nu
     den = m_nu - s
     den -= -2.0 * limit_L if on_L else 2.0
-    return _steps_covered(lam0 * num / den, lam, rho, slack_scale), on_L
+    lower_end = lam0 * num / den
+    end = lower_end * slack_scale
+    count = 0
+    for k in range(_HEAD_STEPS):
+        count += head[k] > end
+    if count == _HEAD_STEPS or lower_end <= 0.0:
+        count = _steps_covered(lower_end, lam, rho, slack_scale)
+    return (count if ok else 0), on_L
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, lam0, lam, gamma, rho,
                 w, candidates, margins, row_start, anchor_row, sigma, row_min_steps):
     """One pass over T for the RRPB range ledger at step ``t`` (``ranges.RangeLedger.step``).
@@ -78,6 +104,7 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
     n_left = in_L = in_R = out_L = out_R = by_rows = 0
     limit_L = 1.0 - gamma
     slack_scale = math.exp(-_STEP_SLACK * math.log(rho))
+    head = _grid_head(lam, rho)
     q_min = q_max = s_max = 0.0
     for r in range(row_start.size - 1):
         first, stop = row_start[r], row_start[r + 1]
@@ -92,9 +119,9 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
                     s_max = max(s_max, sigma[diff[c]])
             q_same = q[same[first]]
             nu_up = math.sqrt(s_max + sigma[same[first]]) * (1.0 + 1e-12)
-            row_steps, row_L = _range(q_min - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale)
+            row_steps, row_L = _range(q_min - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale, head)
             if row_L or row_steps < row_min_steps:  # the lower margin bound decides only the R side
-                row_steps, row_L = _range(q_max - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale)
+                row_steps, row_L = _range(q_max - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale, head)
                 if not row_L or row_steps < row_min_steps:  # the upper bound decides only the L side
                     row_steps = 0
         for c in range(first, stop):
@@ -115,18 +142,22 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
                     by_rows += 1
                 else:
                     h = q[diff[c]] - q[same[c]]
-                    steps, on_L = _range(h, h_norm[c], m, eps, lam0, lam, limit_L, rho, slack_scale)
-                if steps > 0:
-                    release[c] = t + steps
+                    steps, on_L = _range(h, h_norm[c], m, eps, lam0, lam, limit_L, rho, slack_scale, head)
+                # written and counted without a branch on the verdict, which follows no pattern: a triplet left
+                # unscreened keeps its release step and is written at position n_left (≤ c) of the outputs
+                screened = steps > 0
+                release[c] = t + steps if screened else rel
+                if screened:
                     side_L[c] = on_L
                     if on_L:
                         w[diff[c]] += 1.0
                         w[same[c]] -= 1.0
-                        in_L += 1
-                    else:
-                        in_R += 1
-                    continue
+                in_L += screened and on_L
+                in_R += screened and not on_L
                 margins[n_left] = h
+                candidates[n_left] = c
+                n_left += not screened
+                continue
             candidates[n_left] = c
             n_left += 1
     return n_left, in_L, in_R, out_L, out_R, by_rows
