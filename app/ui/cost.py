@@ -215,25 +215,30 @@ def sparse_cost(nnz: int, n_rows: int, n_features: int, *, max_iter: int, time_l
 #: per method: seconds of Python per iteration, elementwise flops per iteration in units of n·pq, typical iterations
 #: (None: runs to max_iter). Read off single-threaded CPU seconds (``python -m app.calibrate`` and direct solves on
 #: smm-synthetic, n·pq from 5e4 to 3.6e6, C = 1 and 100, τ = 10, ε = 1e-6): ALM-SNCG 4–12 iterations of
-#: 3 ms + 10 ns·npq, isPADMM 24–28 of 1.5 ms + 7 ns·npq, sGS-isPADMM its cap of 0.2 ms + 2.6 ns·npq, F-ADMM 26–38 of
-#: 2.5 ms + 6 ns·npq (10 ns of a core at FLOP_RATE are 4 flops).
-SMM_METHOD_MODEL = {"alm-sncg": (3e-3, 4.0, 10), "ispadmm": (1.5e-3, 2.8, 28), "sgs-ispadmm": (2e-4, 1.0, None),
+#: 3 ms + 10 ns·npq, isPADMM 24–28 of 1.5 ms + 7 ns·npq (28–50 for τ up to 5000 with the page's γ period),
+#: sGS-isPADMM its cap of 0.2 ms + 3.5 ns·npq (9.5–10.3 ms a step at 3000 × 30 × 30, τ = 10 and 200), F-ADMM 26–38
+#: of 2.5 ms + 6 ns·npq (10 ns of a core at FLOP_RATE are 4 flops). ALM-SNCG's ``warm_start`` isPADMM steps cost
+#: as isPADMM's.
+SMM_METHOD_MODEL = {"alm-sncg": (3e-3, 4.0, 10), "ispadmm": (1.5e-3, 2.8, 28), "sgs-ispadmm": (2e-4, 1.4, None),
                     "fadmm": (2.5e-3, 2.4, 35)}
 SMM_ADVICE = "Lower n_max or upsample, or compare fewer methods (F-ADMM is the slowest)."
 
 
-def smm_cost(n: int, p: int, q: int, *, max_iter: int, methods: Sequence[str]) -> Cost:
+def smm_cost(n: int, p: int, q: int, *, max_iter: int, methods: Sequence[str], warm_start: int = 0) -> Cost:
     """SMM: each method's iterations cost a fixed Python part and a multiple of n·pq (products with the data, CG,
-    the dual QP)."""
+    the dual QP); ``warm_start``: the isPADMM steps ALM-SNCG starts from, when it is among ``methods``."""
     npq = float(n) * p * q
     model = [SMM_METHOD_MODEL.get(m, SMM_METHOD_MODEL["alm-sncg"]) for m in methods] or [SMM_METHOD_MODEL["alm-sncg"]]
     its = [min(max_iter, typical or max_iter) for _, _, typical in model]
+    if warm_start and "alm-sncg" in methods:
+        model.append(SMM_METHOD_MODEL["ispadmm"])
+        its.append(warm_start)
     iterations = max(sum(its), 1)
     overhead = sum(k * a for k, (a, _, _) in zip(its, model)) / iterations
     flops = sum(k * w * npq for k, (_, w, _) in zip(its, model)) / iterations
     memory = 8.0 * (3 * npq + 10 * p * q + 10 * n)
     return Cost(f"{n:,} samples of {p}×{q}, {len(methods)} method(s)", iterations, flops, memory, SMM_ADVICE,
-                max_iterations=max(len(methods), 1) * max_iter, overhead=overhead)
+                max_iterations=max(len(methods), 1) * max_iter + warm_start, overhead=overhead)
 
 
 #: the C path (Algorithm 3 against warm-started ALM-SNCG), read off solve_path on smm-synthetic (n·pq from 5e4 to

@@ -288,7 +288,8 @@ def main() -> None:
         return
     positive, values, chosen, per_method, stop = sidebar(ds)
     p, q = (np.array(ds.X.shape[1:3]) * values["upsample"]).tolist() if ds.X.ndim == 3 else (ds.n_features, 1)
-    cost = ui.smm_cost(min(ds.n_samples, values["n_max"]), p, q, max_iter=stop["max_iter"], methods=chosen)
+    cost = ui.smm_cost(min(ds.n_samples, values["n_max"]), p, q, max_iter=stop["max_iter"], methods=chosen,
+                       warm_start=per_method.get("alm-sncg", {}).get("warm_start", 0))
     execute = ui.run_controls(KEY, live_default=True, cost=cost)
     X, y, X_te, y_te = prepare(ds, ds.meta["key"], positive, values["upsample"], values["scale"], values["n_max"])
     problem = smm.build_problem(X, y, C=values["C"], tau=values["tau"])

@@ -100,6 +100,16 @@ def test_smm_default_page_run_is_estimated_live():
     c = cost.smm_cost(3000, 30, 30, max_iter=500, methods=["alm-sncg", "ispadmm"])
     assert c.seconds < cost.LIVE_SECONDS
     assert c.iterations == pytest.approx(10 + 28)
+    started = cost.smm_cost(3000, 30, 30, max_iter=500, methods=["alm-sncg", "ispadmm"], warm_start=4)
+    assert started.iterations == pytest.approx(10 + 28 + 4) and started.seconds < cost.LIVE_SECONDS
+    assert cost.smm_cost(3000, 30, 30, max_iter=500, methods=["ispadmm"], warm_start=4).iterations == 28
+
+
+def test_smm_estimate_asks_for_run_where_the_three_baselines_run_for_seconds():
+    """sGS-isPADMM to its cap of 500 steps, F-ADMM and ALM-SNCG from 43 isPADMM steps at 3000 × 30 × 30 took 6.3 CPU s
+    (one thread, τ = 10 and 200; 17 s of wall time in a loaded test run): over the live limit, so the page waits."""
+    c = cost.smm_cost(3000, 30, 30, max_iter=500, methods=["sgs-ispadmm", "alm-sncg", "fadmm"], warm_start=43)
+    assert c.seconds > cost.LIVE_SECONDS
 
 
 #: the path form's extremes (PATH_SPECS and smm.PATH_PARAMS bounds) beside the page's default
