@@ -136,6 +136,12 @@ def check_writable(path: str, option: str) -> None:
         target.unlink()
 
 
+def _holds_arrays(value, arrays: dict) -> bool:
+    """Whether an info entry is, or holds, one of the per-iteration arrays, which the summary names, not prints."""
+    values = value.values() if isinstance(value, dict) else [value]
+    return any(v is a for v in values for a in arrays.values())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
@@ -176,10 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     last = result.history.iloc[-1]
     print(f"{fam.METHODS[method].label}: {result.status} after {result.info['n_iter']} iterations, "
           f"{result.info['time']:.4g} s; objective {last['objective']:.10g}")
-    print("counters:", ", ".join(f"{k}={v}" for k, v in result.info.items() if k not in ("n_iter", "time")))
+    arrays = result.per_iteration_arrays()
+    print("counters:", ", ".join(f"{k}={v}" for k, v in result.info.items()
+                                 if k not in ("n_iter", "time") and not _holds_arrays(v, arrays)))
+    if arrays:
+        print("per iteration:", ", ".join(f"{k} ({a.shape[1]} values)" for k, a in arrays.items()),
+              "(columns NAME_1 … of --history)")
     if args.history:
         try:
-            result.history.to_csv(args.history, index=False)
+            result.history_with_arrays().to_csv(args.history, index=False)
         except OSError as exc:
             print(f"error: --history {args.history} could not be written: {exc.strerror or exc}", file=sys.stderr)
             return 1

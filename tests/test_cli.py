@@ -2,6 +2,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,6 +16,18 @@ def test_run_a_method_and_write_the_history(tmp_path, capsys):
     assert "converged" in capsys.readouterr().out
     history = pd.read_csv(out)
     assert history["grad_map"].iloc[-1] <= 1e-9
+
+
+def test_per_iteration_arrays_are_history_columns_not_a_printed_wall_of_numbers(tmp_path, capsys):
+    out = tmp_path / "h.csv"
+    assert main(["multitask", "apg", "--generator", "multitask-subspace", "--spectra", "true", "--max-iter", "5",
+                 "--history", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "per iteration: eig_M (" in printed and "array(" not in printed
+    history = pd.read_csv(out)
+    eig = history.filter(regex=r"^eig_M_\d+$").to_numpy()
+    assert len(history) == 6 and eig.shape[1] > 1 and history.filter(regex=r"^sv_U_\d+$").shape[1] > 1
+    assert np.all(np.diff(eig, axis=1) <= 1e-12)  # largest first, one row per iteration
 
 
 def test_generator_flags(capsys):

@@ -297,7 +297,7 @@ def main() -> None:
             algorithm_tab()
     if drawn[7]:
         with tabs[7]:
-            ui.export_panel({k: r.history for k, r in results.items()}, figures, key="multitask",
+            ui.export_panel({k: r.history_with_arrays() for k, r in results.items()}, figures, key="multitask",
                             config={"problem": pp, "split": split, "methods": per_method, "stopping": stop})
 
 

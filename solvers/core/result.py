@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 
 from .clock import now
@@ -48,6 +49,25 @@ class Result:
     @property
     def converged(self) -> bool:
         return self.status == "converged"
+
+    def per_iteration_arrays(self) -> dict[str, np.ndarray]:
+        """The 2-D arrays of ``info`` with one row per history row (at the top level or one dict down, as
+        multitask's ``info["spectra"]``), by name: values a solver records per iteration as arrays, not as
+        history columns of Python objects."""
+        found = {}
+        for name, value in self.info.items():
+            for key, arr in (value.items() if isinstance(value, dict) else [(name, value)]):
+                if isinstance(arr, np.ndarray) and arr.ndim == 2 and arr.shape[0] == len(self.history):
+                    found[key] = arr
+        return found
+
+    def history_with_arrays(self) -> pd.DataFrame:
+        """The history with each per-iteration array spread into columns NAME_1 … NAME_k: a file with one row per
+        iteration (the CLI's --history, a page's export)."""
+        parts = [self.history.reset_index(drop=True)]
+        parts += [pd.DataFrame(arr, columns=[f"{name}_{i + 1}" for i in range(arr.shape[1])])
+                  for name, arr in self.per_iteration_arrays().items()]
+        return pd.concat(parts, axis=1) if len(parts) > 1 else self.history
 
 
 class HistoryRecorder:

@@ -28,6 +28,21 @@ def test_statuses():
     assert loop(HistoryRecorder(tol=0, max_iter=10, callback=lambda row: row["iter"] < 2), [1] * 9) == ("stopped", 2)
 
 
+def test_per_iteration_arrays_of_info_become_history_columns():
+    rec = HistoryRecorder(tol=0.0, max_iter=2)
+    for k in range(3):
+        if rec.record(k, objective=float(k), residual=1.0):
+            break
+    rows = np.arange(6.0).reshape(3, 2)
+    res = rec.result({}, logged={"a": rows, "short": np.zeros((2, 2))}, b=rows[:, :1], flat=np.zeros(3), n=4)
+    assert set(res.per_iteration_arrays()) == {"a", "b"}
+    table = res.history_with_arrays()
+    np.testing.assert_array_equal(table[["a_1", "a_2", "b_1"]].to_numpy(), np.c_[rows, rows[:, 0]])
+    assert list(table.columns[:len(res.history.columns)]) == list(res.history.columns)
+    plain = rec.result({})
+    assert plain.history_with_arrays() is plain.history
+
+
 def test_time_limit_and_callback_time_is_excluded():
     rec = HistoryRecorder(tol=0, max_iter=10**6, time_limit=0.05)
     status = None
