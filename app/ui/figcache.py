@@ -4,7 +4,7 @@ A page asks for a figure with ``cached(name, key, build)``: ``key`` holds everyt
 configuration keys of the runs it shows, the page's display settings); ``build()`` returns a ``go.Figure``, a
 dict of them, or None. The first call builds it, raises its fonts (``theme.readable_dict``), and keeps it as a
 ``PreparedFigure``: Plotly's own dict of the figure together with its JSON. Every session shares the store
-(``st.cache_resource``, least recently used dropped first), so forty students on one configuration build it once.
+(``st.cache_resource``, least recently used dropped first beyond a count and a size: app/ui/lru.py), so forty students on one configuration build it once.
 
 ``install()`` lets ``st.plotly_chart`` take a prepared figure as it is: Streamlit validates a figure (≈ 10–40 ms)
 and serialises it to JSON (≈ 5–30 ms) on every call; for a prepared one both steps return what was computed at
@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from typing import Any, Callable, Mapping
 
 import plotly.graph_objects as go
@@ -26,12 +25,14 @@ import plotly.io
 import plotly.tools
 import streamlit as st
 
+from ..memory import approx_bytes
 from .charts import GHOST_RECORDS, curves_digest, ghost_traces, remember
+from .lru import LRUStore
 from .theme import font_sizes, readable_dict
 
 STORE_SIZE = 400  # figures (≈ 20–300 kB each): a lesson's configurations of every page
+STORE_BYTES = 8 << 20  # a lesson's open tabs on every page (≈ 0.1–0.6 MB a configuration at the defaults)
 BUILDS: Counter = Counter()  # figure name → times built in this process (tests read it; a hit adds nothing)
-_LOCK = threading.Lock()
 
 
 class PreparedFigure(dict):
@@ -48,27 +49,29 @@ def prepare(fig: go.Figure) -> PreparedFigure:
     return PreparedFigure(figure, plotly.io.to_json(figure, validate=False))
 
 
+def entry_bytes(value: Any) -> int:
+    """A stored figure's size: twice its JSON (Plotly's dict of it holds about as much again); anything else
+    (a figure's table, a dict of figures, an entry with its ghost records) summed over its parts."""
+    if isinstance(value, PreparedFigure):
+        return 2 * len(value.json)
+    if isinstance(value, (tuple, list)):
+        return sum(entry_bytes(v) for v in value)
+    if isinstance(value, Mapping):
+        return sum(entry_bytes(v) for v in value.values())
+    return approx_bytes(value)
+
+
 @st.cache_resource
-def _store() -> OrderedDict:
-    return OrderedDict()
+def _store() -> LRUStore:
+    return LRUStore(STORE_SIZE, STORE_BYTES, size=entry_bytes)
 
 
 def _remember(key: str, value: Any) -> None:
-    store = _store()
-    with _LOCK:
-        store[key] = value
-        store.move_to_end(key)
-        while len(store) > STORE_SIZE:
-            store.popitem(last=False)
+    _store()[key] = value
 
 
 def _lookup(key: str) -> Any:
-    store = _store()
-    with _LOCK:
-        value = store.get(key)
-        if value is not None:
-            store.move_to_end(key)
-        return value
+    return _store().get(key)
 
 
 def store_key(*parts: Any) -> str:

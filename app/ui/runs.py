@@ -1,7 +1,7 @@
 """Running solvers from a page: Run/Stop controls, a live chart fed by the solver callback,
 a progress bar, and a cache of finished runs keyed by the whole configuration.
 
-Finished runs are kept in a process-wide LRU store (``st.cache_resource``) rather than
+Finished runs are kept in a process-wide store (``st.cache_resource``; app/ui/lru.py bounds it) rather than
 ``st.cache_data``: a cache_data function cannot draw live charts while it computes, and
 results are large; they are read-only once stored.
 
@@ -18,7 +18,6 @@ import logging
 import math
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -30,31 +29,27 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from solvers.core import InputError, Result
 
+from ..memory import approx_bytes
 from ..workers import CANCELLED, DONE, FAILED, RUNNING, Status, WorkerPool, configured_workers
 from .charts import line_chart
 from .cost import LIVE_SECONDS, Cost
 from .cost import check as cost_check
+from .lru import LRUStore
 
 log = logging.getLogger(__name__)
-STORE_SIZE = 96
+STORE_SIZE = 96  # runs
+STORE_BYTES = 12 << 20  # a lesson's runs on every page (≈ 0.01–0.4 MB a configuration at the pages' defaults)
 REFRESH_SECONDS = 0.3
 DRAW_SHARE = 0.2  # the most of a live run's time that redrawing its chart may take
 
 
-_store_lock = threading.Lock()  # sessions' script threads and the worker pool's reader thread all use the store
+def result_bytes(result: Result) -> int:
+    return approx_bytes(result.history) + approx_bytes(result.solution) + approx_bytes(result.info)
 
 
 @st.cache_resource
-def _run_store() -> OrderedDict:
-    return OrderedDict()
-
-
-def _put(store: OrderedDict, key: str, result: Result) -> None:
-    with _store_lock:
-        store[key] = result
-        store.move_to_end(key)
-        while len(store) > STORE_SIZE:
-            store.popitem(last=False)
+def _run_store() -> LRUStore:
+    return LRUStore(STORE_SIZE, STORE_BYTES, size=result_bytes)
 
 
 def _close_pool(pool: WorkerPool | None) -> None:
@@ -70,8 +65,7 @@ def _worker_pool() -> WorkerPool | None:
     workers = configured_workers(server=under_server)
     if workers == 0:
         return None
-    store = _run_store()
-    return WorkerPool(workers, on_result=lambda key, result: _put(store, key, result))
+    return WorkerPool(workers, on_result=_run_store().__setitem__)
 
 
 def prepare_workers(target: str, server_module: str) -> None:
@@ -96,16 +90,11 @@ def config_key(*parts: Any) -> str:
 
 
 def cached_result(key: str) -> Result | None:
-    store = _run_store()
-    with _store_lock:
-        if key in store:
-            store.move_to_end(key)
-            return store[key]
-    return None
+    return _run_store().get(key)
 
 
 def store_result(key: str, result: Result) -> None:
-    _put(_run_store(), key, result)
+    _run_store()[key] = result
 
 
 @dataclass
@@ -332,8 +321,9 @@ class _LiveView:
 
 
 Outcome = Result | tuple[str, str] | None  # a result, (kind, message) of a failure, or None (cancelled)
-LIVE_FIGURES = 64  # recent live frames shared by the sessions following the same runs
-_live_figures: OrderedDict = OrderedDict()
+# recent live frames shared by the sessions following the same runs: a frame is asked for by those sessions within a
+# REFRESH_SECONDS or so of its building, never later (the next one has more rows)
+_live_figures = LRUStore(64, 2 << 20, size=lambda figure: 2 * len(figure.json))
 
 
 def _shared_live_figure(identity: Any, build: Callable[[], Any]) -> Any:
@@ -341,14 +331,10 @@ def _shared_live_figure(identity: Any, build: Callable[[], Any]) -> Any:
     from .figcache import prepare  # figcache imports this module
 
     key = config_key(identity)
-    with _store_lock:
-        hit = _live_figures.get(key)
+    hit = _live_figures.get(key)
     if hit is None:
         hit = prepare(build())
-        with _store_lock:
-            _live_figures[key] = hit
-            while len(_live_figures) > LIVE_FIGURES:
-                _live_figures.popitem(last=False)
+        _live_figures[key] = hit
     return hit
 
 

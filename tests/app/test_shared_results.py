@@ -16,13 +16,13 @@ PAGES = ["foundations", "sparse", "multitask", "smm", "metric", "npsvc"]
 @pytest.mark.parametrize("page", PAGES)
 def test_drawing_a_page_never_changes_a_stored_run(page, monkeypatch):
     stored: list[tuple[object, pd.DataFrame]] = []
-    put = runs._put
+    put = runs.store_result
 
-    def remember(store, key, result):
+    def remember(key, result):
         stored.append((result, result.history.copy(deep=True)))
-        put(store, key, result)
+        put(key, result)
 
-    monkeypatch.setattr(runs, "_put", remember)
+    monkeypatch.setattr(runs, "store_result", remember)
     runs._run_store().clear()  # every run of this page is computed (and stored) here
     at = open_page(page)
     if not stored:
