@@ -29,11 +29,11 @@ from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 
 from solvers.core import InputError, Result
 
-from ..memory import approx_bytes
 from ..workers import CANCELLED, DONE, FAILED, RUNNING, Status, WorkerPool, configured_workers
 from .charts import line_chart
 from .cost import LIVE_SECONDS, Cost
 from .cost import check as cost_check
+from .figcache import entry_bytes, prepare
 from .lru import LRUStore
 
 log = logging.getLogger(__name__)
@@ -43,13 +43,9 @@ REFRESH_SECONDS = 0.3
 DRAW_SHARE = 0.2  # the most of a live run's time that redrawing its chart may take
 
 
-def result_bytes(result: Result) -> int:
-    return approx_bytes(result.history) + approx_bytes(result.solution) + approx_bytes(result.info)
-
-
 @st.cache_resource
 def _run_store() -> LRUStore:
-    return LRUStore(STORE_SIZE, STORE_BYTES, size=result_bytes)
+    return LRUStore(STORE_SIZE, STORE_BYTES)  # a run's size: its history, solution and info (app/memory.py)
 
 
 def _close_pool(pool: WorkerPool | None) -> None:
@@ -323,13 +319,11 @@ class _LiveView:
 Outcome = Result | tuple[str, str] | None  # a result, (kind, message) of a failure, or None (cancelled)
 # recent live frames shared by the sessions following the same runs: a frame is asked for by those sessions within a
 # REFRESH_SECONDS or so of its building, never later (the next one has more rows)
-_live_figures = LRUStore(64, 2 << 20, size=lambda figure: 2 * len(figure.json))
+_live_figures = LRUStore(64, 2 << 20, size=entry_bytes)
 
 
 def _shared_live_figure(identity: Any, build: Callable[[], Any]) -> Any:
     """The live frame for ``identity``, built (and serialised, app/ui/figcache.py) by the first session to ask."""
-    from .figcache import prepare  # figcache imports this module
-
     key = config_key(identity)
     hit = _live_figures.get(key)
     if hit is None:
