@@ -92,7 +92,7 @@ from .params import (
 from .page_state import link_state, share_panel, tabs_to_draw, view_tabs
 from .presets import Preset, apply_preset, preset_buttons
 from .cost import (Cost, foundations_cost, metric_cost, path_time_limit, multitask_cost, npsvc_cost, smm_cost,
-                   smm_path_cost, sparse_cost)
+                   smm_path_cost, sparse_cost, tsne_cost)
 from .runs import (
     Job, LiveSpec, awaiting_run, config_key, StoppableProgress, prepare_workers, refused, run_controls, run_live,
     summary_table,

@@ -222,6 +222,18 @@ def sparse_cost(nnz: int, n_rows: int, n_features: int, *, max_iter: int, time_l
 SMM_METHOD_MODEL = {"alm-sncg": (3e-3, 4.0, 10), "ispadmm": (1.5e-3, 2.8, 28), "sgs-ispadmm": (2e-4, 1.4, None),
                     "fadmm": (2.5e-3, 2.4, 35)}
 SMM_ADVICE = "Lower n_max or upsample, or compare fewer methods (F-ADMM is the slowest)."
+#: scikit-learn's Barnes–Hut t-SNE (perplexity 30, PCA start), one core: 1.5 CPU s for 400 points and 5.2–5.9 s for
+#: 1000 (64 and 300 features), ≈ 1.9e-4 s·n^1.5 a projection
+TSNE_SECONDS = 1.9e-4
+
+
+def tsne_cost(n_points: int, projections: int) -> Cost:
+    """``projections`` t-SNE projections of ``n_points`` rows each (NPSVC++'s raw and learned features, Fig. 3);
+    its neighbour lists (3 × perplexity a point) and gradients are what it holds."""
+    return Cost(f"t-SNE of {n_points:,} points, {projections} projection(s)", projections, 0.0,
+                8.0 * n_points * 200, "Embed fewer points, or use PCA.", overhead=TSNE_SECONDS * n_points**1.5)
+
+
 
 
 def smm_cost(n: int, p: int, q: int, *, max_iter: int, methods: Sequence[str], warm_start: int = 0) -> Cost:

@@ -12,6 +12,7 @@ from sklearn.manifold import TSNE
 
 from app import ui
 from app.ui import figcache
+from app.ui.cost import LIVE_SECONDS
 from app.views import _npsvc_figures as figs
 from app.views._npsvc_algorithm import algorithm_tab
 from app.views._presets import PRESETS
@@ -178,8 +179,11 @@ def features_tab(problem, results, labels, run_keys) -> dict:
     label = c1.selectbox("Learned features of", list(results), key=f"{KEY}.feat_run",
                          index=next((i for i, k in enumerate(results) if labels[k] in ("knpsvc", "dnpsvc")), 0))
     how = c2.radio("Projection", ["PCA", "t-SNE"], horizontal=True, key=f"{KEY}.feat_how",
-                   help="t-SNE (seed 0, perplexity 30) takes a few seconds; results are cached")
+                   help="t-SNE (seed 0, perplexity 30) takes a few seconds; more than a few waits for a press; "
+                        "results are cached")
     limit = c3.slider("points", 50, 1000, 400, 50, key=f"{KEY}.feat_n", help="training rows embedded")
+    if how == "t-SNE" and not tsne_allowed(min(limit, problem.n_train), (run_keys[label], limit)):
+        return figures
     figures.update(figcache.cached("np.features", (figcache.shown({label: results[label]}), run_keys[label], how,
                                                    limit), lambda: embeddings(problem, labels[label], results[label],
                                                                               run_keys[label], how, limit)))
@@ -187,6 +191,19 @@ def features_tab(problem, results, labels, run_keys) -> dict:
     left.plotly_chart(figures["raw"], key=f"{KEY}.raw")
     right.plotly_chart(figures["learned"], key=f"{KEY}.learned")
     return figures
+
+
+def tsne_allowed(points: int, wanted: tuple) -> bool:
+    """Whether the page may project now: at once when both t-SNE projections are estimated under LIVE_SECONDS or
+    were asked for before in this session, else after a press of "Compute t-SNE" beside the estimate."""
+    cost = ui.tsne_cost(points, projections=2)
+    done = st.session_state.setdefault(f"{KEY}.tsne_done", set())
+    if cost.seconds <= LIVE_SECONDS or wanted in done:
+        return True
+    if ui.refused(cost) or not st.button("Compute t-SNE", key=f"{KEY}.tsne_run"):
+        return False
+    done.add(wanted)
+    return True
 
 
 def embeddings(problem, method: str, result, run_key: str, how: str, limit: int) -> dict:

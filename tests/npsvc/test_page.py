@@ -5,7 +5,7 @@ import pytest
 from solvers import npsvc as fam
 from solvers.npsvc.knpsvc import OFFICIAL_MAX_ITER
 from tests.app_harness import (
-    as_array, assert_clean, errors, open_page, plotly_figures, random_walk,
+    as_array, assert_clean, click_run, errors, open_page, plotly_figures, random_walk,
     trace_names, upload)
 
 
@@ -183,3 +183,25 @@ def test_preset_pareto_weights_balance_the_worst_class():
     assert len(final_tau) == len(final_J) == 10
     heaviest = max(range(10), key=final_tau.__getitem__)
     assert final_J[heaviest] > sorted(final_J)[4], (final_tau, final_J)
+
+
+def test_a_long_tsne_waits_for_its_press_beside_the_estimate():
+    """Two t-SNE projections of 650 points take ≈ 6 CPU s: the page shows their estimate and a button instead of
+    starting them on a change of the projection, and draws them once pressed (and after, in this session)."""
+    at = open_page("npsvc", run=False)
+    at.query_params["np.data.bundled"] = "digits"
+    at.query_params["np.methods"] = ["K-NPSVC++"]
+    at.query_params["np.problem.max_train"] = "650"
+    at = click_run(at.run())
+    assert any(m.value.startswith("650 training rows") for m in at.markdown)
+    at.slider(key="np.feat_n").set_value(650).run()
+    at.radio(key="np.feat_how").set_value("t-SNE").run()
+    assert_clean(at)
+    titles = lambda: [f["layout"]["title"]["text"] for f in plotly_figures(at)]  # noqa: E731
+    assert not any(t.startswith("t-SNE of") for t in titles())
+    assert any(c.value.startswith("Estimated:") and "t-SNE of" in c.value for c in at.caption)
+    at.button(key="np.tsne_run").click().run()
+    assert_clean(at)
+    assert any(t.startswith("t-SNE of the raw") for t in titles())
+    at.run()  # a rerun keeps the projections the student asked for
+    assert any(t.startswith("t-SNE of the raw") for t in titles())
