@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from app.ui.theme import INK, NORMAL_SIZES, readable
+from app.ui.theme import INK, NORMAL_SIZES, TICK_LABEL_OVERFLOW, readable, readable_dict
 from tests.app_harness import assert_clean, open_page, plotly_figures
 
 
@@ -43,10 +43,19 @@ def test_readable_raises_small_fonts_inks_unset_text_and_keeps_larger_ones():
     assert layout["xaxis2"]["tickfont"]["size"] == 30  # larger sizes stay
     assert layout["xaxis"]["title"]["font"]["color"] == INK
     assert layout["yaxis2"]["title"]["font"]["color"] == "#0072B2"  # a colour the figure chose stays
+    assert TICK_LABEL_OVERFLOW == "allow"
+    assert {axis["ticklabeloverflow"] for axis in axes(layout).values()} == {"allow"}  # no per-label measuring
     heatmap = fig.data[0].to_plotly_json()
     assert heatmap["colorbar"]["tickfont"]["size"] >= NORMAL_SIZES["tick"]
     before = fig.to_plotly_json()
     assert readable(fig).to_plotly_json() == before  # idempotent
+
+
+def test_an_axis_that_chose_its_tick_label_overflow_keeps_it_in_both_forms():
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]), layout=dict(xaxis=dict(ticklabeloverflow="hide past domain")))
+    for layout in (readable(go.Figure(fig)).to_plotly_json()["layout"], readable_dict(fig.to_dict())["layout"]):
+        assert layout["xaxis"]["ticklabeloverflow"] == "hide past domain"
+        assert layout["yaxis"]["ticklabeloverflow"] == "allow"
 
 
 @pytest.mark.parametrize("present, tick, title", [(False, 14, 16), (True, 16, 18)])
@@ -61,3 +70,4 @@ def test_a_family_pages_own_figures_get_the_look(present, tick, title):
             assert axis["tickfont"]["size"] >= tick, (fig["layout"].get("title"), name)
             assert axis["title"]["font"]["size"] >= title, (fig["layout"].get("title"), name)
             assert contrast_on_white(axis["title"]["font"]["color"]) >= 4.5, (fig["layout"].get("title"), name)
+            assert axis["ticklabeloverflow"] == "allow", (fig["layout"].get("title"), name)
