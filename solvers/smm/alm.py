@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import HistoryRecorder, Param
-from .newton import GramCache, Point, Subproblem, sncg
+from .newton import CappedRows, GramCache, Point, Subproblem, sncg
 from .problem import SMMProblem, dual_objective, primal_objective, relative_gap, relobj
 
 SIGMA_MAX = 1e6
@@ -91,24 +91,42 @@ def default_sigma0(n: int, pq: int, C: float) -> float:
     return min(100.0 * C, 3000.0) if n >= pq else 100.0
 
 
+@dataclass
+class SampleCache:
+    """What Algorithm 1 keeps of the samples (X, y) across its steps: ‖X_j‖_F for the Newton steps' epochs
+    (newton.Epoch), X_J X_Jᵀ (J1 changes by a few rows) and the sum of the samples at the bound (the set moves by
+    a few rows). A caller that runs Algorithm 1 once per step of its own on the same samples (isPADMM's (W, b)
+    step, F-ADMM's box-QP) keeps one: the row norms and a new sum at the bound are a pass over X each."""
+
+    row_norms: np.ndarray | None
+    gram: GramCache
+    capped_rows: CappedRows
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> "SampleCache":
+        # no epochs on float32 samples: the epoch's sums of certified capped rows are float32 products, and their
+        # rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, Table 4 notes)
+        row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float)) if X.dtype == np.float64 else None
+        return cls(row_norms, GramCache(), CappedRows())
+
+
 def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, b_center=0.0,
-              b_weight=0.0, max_newton: int = 200, sigma_max: float = SIGMA_MAX):
+              b_weight=0.0, max_newton: int = 200, sigma_max: float = SIGMA_MAX,
+              samples: SampleCache | None = None):
     """Run Algorithm 1 forever, updating ``state`` in place; yield (k, point, stats, residuals).
 
     ``tau = 0`` drops the U/Λ block (isPADMM's subproblem (D.2) with centre B, a and weight δ').
+    ``samples``: a `SampleCache` of X kept by the caller (a new one when not given).
     The caller stops the generator.
     """
     n = X.shape[0]
     root_n = 1.0 + np.sqrt(n)
     center_norm = 0.0 if center is None else float(np.linalg.norm(center))
     pinf = 1.0
-    # for the Newton steps' epochs (newton.Epoch); none on float32 samples: the epoch's sums of certified capped rows
-    # are float32 products, and their rounding in φ stalled SNCG at η_kkt ≈ 2e-6 (docs/benchmarks/smm.md, Table 4 notes)
-    row_norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=float)) if X.dtype == np.float64 else None
-    gram = GramCache()  # X_JX_Jᵀ across ALM steps: J1 changes by a few rows
+    samples = SampleCache.of(X) if samples is None else samples
     for k in range(1, 10**9):
         sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
-                         row_norms)
+                         samples.row_norms, samples.capped_rows)
         tol_sub = max(0.2 * tol, min(0.1, 0.2 * pinf, 0.1 * k**-1.2))
 
         def scale_W(pt: Point) -> float:
@@ -119,7 +137,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
             return max(float(np.linalg.norm(pt.gW)) / scale_W(pt), abs(pt.gb) / root_n) <= tol_sub
 
         Xw = state.Xw if state.Xw is not None else X_times(X, state.W)
-        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton, gram=gram)
+        pt, stats = sncg(sub, state.W, state.b, Xw, stop, max_newton=max_newton, gram=samples.gram)
         sigma = state.sigma
         v = (pt.omega - pt.p_omega) / sigma  # (9)
         state.W, state.b, state.lam, state.Xw = pt.W, pt.b, -pt.p_omega, pt.Xw  # multipliers: Moreau form (39)

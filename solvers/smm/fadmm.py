@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import HistoryRecorder, Param, fista_momentum, singular_value_threshold
-from .alm import ALMState, alm_steps, measures
+from .alm import ALMState, SampleCache, alm_steps, measures
 from .problem import SMMProblem, kkt_residuals, project_spectral_ball
 
 INNER_SIGMA0, INNER_SIGMA_MAX = 1.0, 5e3  # the box-QP's ALM penalty: start and cap (as isPADMM's inner solver)
@@ -38,15 +38,16 @@ FADMM_PARAMS = (
 
 
 def solve_box_qp(problem: SMMProblem, center: np.ndarray, rho: float, inner: ALMState, tol: float,
-                 totals: dict) -> np.ndarray:
+                 totals: dict, samples: SampleCache) -> np.ndarray:
     """α of the dual box-QP at ``center`` = (λ̂ + ρŝ)/(ρ + 1), from the warm start ``inner`` (updated in place:
-    it holds W, b and the scaled multipliers of the primal form); ``totals`` counts Newton and CG steps.
+    it holds W, b and the scaled multipliers of the primal form); ``totals`` counts Newton and CG steps;
+    ``samples`` is the run's `SampleCache` of X.
     Returns α ∈ [0, C]^n."""
     C_in = problem.C / (rho + 1.0)
     inner.lam = np.clip(inner.lam, -C_in, 0.0)
     inner.sigma = min(inner.sigma, INNER_SIGMA_MAX)
     for j, pt, stats, res, v, _ in alm_steps(problem.X, problem.y, problem.shape, C_in, 0.0, inner, tol=tol,
-                                             center=center):
+                                             center=center, samples=samples):
         totals["newton"] += stats.newton
         totals["cg"] += stats.cg
         if res["kkt"] <= tol or j >= INNER_MAX_STEPS:
@@ -65,10 +66,11 @@ def run_fadmm(problem: SMMProblem, *, tol: float, max_iter: int, time_limit=None
     t, c_prev, restarts = 1.0, np.inf, 0
     totals = {"newton": 0, "cg": 0}
     inner = ALMState(np.zeros((p, q)), 0.0, np.zeros(n), None, INNER_SIGMA0)
+    samples = SampleCache.of(problem.X)
     pinf = 1.0
     for k in range(1, max_iter + 1):
         inner_tol = 0.1 if k == 1 else max(min(pinf / 100.0, 1.0 / k**2), tol / 100.0)  # as isPADMM's (D.2)
-        alpha = solve_box_qp(problem, (lam_hat + rho * S_hat) / (rho + 1.0), rho, inner, inner_tol, totals)
+        alpha = solve_box_qp(problem, (lam_hat + rho * S_hat) / (rho + 1.0), rho, inner, inner_tol, totals, samples)
         W, b, fw = inner.W, inner.b, inner.Xw
         S, rank = singular_value_threshold(rho * W - lam_hat, tau)
         S /= rho

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import HistoryRecorder, Param, singular_value_threshold
-from .alm import ALMState, alm_steps, measures
+from .alm import ALMState, SampleCache, alm_steps, measures
 from .problem import SMMProblem, kkt_residuals, project_spectral_ball
 
 INNER_SIGMA0, INNER_SIGMA_MAX = 1.0, 5e3  # inner ALM penalty: start (as ALM-SNCG) and cap (authors)
@@ -76,6 +76,7 @@ def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta:
     W, b = np.zeros((p, q)), 0.0
     U, Lam = np.zeros((p, q)), np.zeros((p, q))
     inner = ALMState(W, b, np.zeros(n), None, INNER_SIGMA0)
+    samples = SampleCache.of(X)  # one pass over X for the row norms of every step's inner ALM
     pinf = 1.0
     for k in range(1, 10**9):
         scale = 1.0 + gamma
@@ -86,7 +87,7 @@ def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta:
         inner_tol = 0.1 if k == 1 else max(min(pinf / 100.0, 1.0 / k**2), tol / 100.0)
         center = (gamma * U - Lam) / scale
         for j, pt, stats, res, v, _ in alm_steps(X, y, (p, q), C_in, 0.0, inner, tol=inner_tol, center=center,
-                                                 b_center=b, b_weight=delta_b / scale):
+                                                 b_center=b, b_weight=delta_b / scale, samples=samples):
             totals["newton"] = totals.get("newton", 0) + stats.newton
             totals["cg"] = totals.get("cg", 0) + stats.cg
             if res["kkt"] <= inner_tol or j >= 100:

@@ -42,6 +42,30 @@ PHI_NOISE = 1e-13  # relative rounding level of φ: decreases below it are invis
 MAX_INVISIBLE = 1  # steps with a decrease below rounding before SNCG gives up (the asked tolerance is out of reach)
 
 
+class CappedRows:
+    """Σ_{j: ω_j ≥ C} y_j vec(X_j), the samples at the bound, for the last set of them asked for, updated by the
+    rows that entered or left it: O(|Δ|·pq) instead of a pass over X. The set moves by a few rows from one Newton
+    step to the next and from one ALM step (or isPADMM step) to the next, so one is kept across them
+    (``alm.SampleCache``); the sum does not depend on C, which isPADMM's steps change."""
+
+    def __init__(self) -> None:
+        self.mask: np.ndarray | None = None
+        self.total: np.ndarray | None = None
+
+    def sum(self, X: np.ndarray, y: np.ndarray, capped: np.ndarray) -> np.ndarray:
+        if self.mask is not None:
+            entered = np.flatnonzero(capped & ~self.mask)
+            left = np.flatnonzero(self.mask & ~capped)
+            if entered.size + left.size <= ROW_SLICE_SHARE * capped.size:
+                moved = np.r_[entered, left]  # one gather for the rows that entered (+) or left (−) the bound
+                self.total = self.total + _rows_times(X, moved, np.r_[y[entered], -y[left]])
+                self.mask = capped
+                return self.total
+        rows = np.flatnonzero(capped)
+        self.total, self.mask = _rows_times(X, rows, y[rows]), capped
+        return self.total
+
+
 @dataclass
 class Subproblem:
     """Data and fixed multipliers of one ALM subproblem φ_k."""
@@ -58,6 +82,7 @@ class Subproblem:
     b_center: float = 0.0  # a
     b_weight: float = 0.0  # δ'
     row_norms: np.ndarray | None = None  # ‖X_j‖_F, for the certified rows of an `Epoch` (None: no epochs)
+    capped_rows: CappedRows = field(default_factory=CappedRows)
 
     @property
     def nuclear(self) -> bool:
@@ -170,22 +195,14 @@ def _rows_times(X: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndar
     return np.asarray(full @ X, float)
 
 
-def with_gradient(sub: Subproblem, point: Point, previous: Point | None = None) -> Point:
+def with_gradient(sub: Subproblem, point: Point) -> Point:
     """Fill ∇φ (17). A*Π_S(ω) = C·Σ_{ω_j ≥ C} y_jX_j + Σ_{J1} ω_j y_jX_j: the first sum (the samples
-    at the bound) is updated from ``previous`` through the rows that entered or left it, so a Newton
+    at the bound) is updated by the rows that entered or left it (`CappedRows`), so a Newton
     step costs O((|Δ| + |J1|)·pq) here instead of a pass over all n samples."""
     X, y, C = sub.X, sub.y, sub.C
     omega = point.omega
     point.capped = omega >= C
-    if previous is not None and previous.cap_sum is not None:
-        entered = np.flatnonzero(point.capped & ~previous.capped)
-        left = np.flatnonzero(previous.capped & ~point.capped)
-    if previous is None or previous.cap_sum is None or entered.size + left.size > ROW_SLICE_SHARE * omega.size:
-        capped = np.flatnonzero(point.capped)
-        point.cap_sum = C * _rows_times(X, capped, y[capped])
-    else:
-        moved = np.r_[entered, left]  # one gather for the rows that entered (+) or left (−) the bound
-        point.cap_sum = previous.cap_sum + C * _rows_times(X, moved, np.r_[y[entered], -y[left]])
+    point.cap_sum = C * sub.capped_rows.sum(X, y, point.capped)
     point.J = np.flatnonzero((omega > 0) & (omega < C))  # J1 (37)
     point.XJ = X[point.J]  # the one gather of X_J1 per Newton step: the gradient and the CG products share it
     A_adj = point.cap_sum.copy()
@@ -363,7 +380,7 @@ def directional_derivative(sub: Subproblem, trial: Point, DW: np.ndarray, db: fl
 def refresh(sub: Subproblem, pt: Point) -> Point:
     """``pt`` with X vec(W) exact on every row (one pass over X), ending an epoch."""
     Xw = np.asarray(sub.X @ pt.W.ravel().astype(sub.X.dtype, copy=False), float)
-    return with_gradient(sub, evaluate(sub, pt.W, pt.b, Xw, gradient=False), previous=pt)
+    return with_gradient(sub, evaluate(sub, pt.W, pt.b, Xw, gradient=False))
 
 
 def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_newton: int = 200,
@@ -416,7 +433,7 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
         stats.newton += 1
         stats.steps.append(step)
         invisible = invisible + 1 if pt.phi - trial.phi <= noise else 0
-        pt = with_gradient(sub, trial, previous=pt)
+        pt = with_gradient(sub, trial)
         if invisible >= MAX_INVISIBLE:  # φ has stopped moving at rounding level: the tolerance is out of reach
             break
     if epoch is not None:  # the ALM step needs ω on every row (multipliers (39), η_λ)

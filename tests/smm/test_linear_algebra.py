@@ -240,8 +240,7 @@ def test_epoch_stale_rows_give_the_exact_phi_gradient_and_slope(problem, nuclear
     for t in (1.0, 0.5, 0.1):
         W_t = W + t * DW
         assert epoch.contains(W_t)
-        stale = newton.with_gradient(sub, evaluate(sub, W_t, b + t * db, pt.Xw + t * Xd, gradient=False, epoch=epoch),
-                                     previous=pt)
+        stale = newton.with_gradient(sub, evaluate(sub, W_t, b + t * db, pt.Xw + t * Xd, gradient=False, epoch=epoch))
         exact = evaluate(sub, W_t, b + t * db, problem.X @ W_t.ravel())
         assert stale.phi == pytest.approx(exact.phi, rel=1e-12, abs=1e-12)
         np.testing.assert_allclose(stale.gW, exact.gW, rtol=1e-10, atol=1e-12)
@@ -308,3 +307,17 @@ def test_gram_cache_follows_j1():
     cache = newton.GramCache()
     for J in (np.arange(10), np.r_[0:10, 12], np.r_[1:10, 12, 30, 31], np.r_[40:50]):
         np.testing.assert_allclose(cache.of(J, X[J]), X[J] @ X[J].T, atol=1e-12)
+
+
+def test_capped_rows_follow_the_bound_set():
+    """Σ_{capped} y_jX_j updated by the rows that entered or left the set equals the sum recomputed, through small
+    moves (updated) and large ones (recomputed), as the set moves between Newton, ALM and isPADMM steps."""
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((200, 12)), rng.choice([-1.0, 1.0], 200)
+    rows = newton.CappedRows()
+    capped = rng.random(200) < 0.3
+    for move in (3, 0, 12, 150, 5, 1):  # 150 rows moved is over ROW_SLICE_SHARE: a new sum
+        flip = rng.choice(200, move, replace=False)
+        capped = capped.copy()
+        capped[flip] = ~capped[flip]
+        np.testing.assert_allclose(rows.sum(X, y, capped), (y * capped) @ X, rtol=1e-12, atol=1e-12)
