@@ -40,7 +40,8 @@ def algorithm_tab() -> None:
 for t = 1, 2, ...:
     λ_prev, M_prev, ε_prev = λ, M, ε ;  λ = ρ λ_prev
     L̂, R̂ = range-screened triplets (RRPB intervals from earlier steps)
-    L̂, R̂ ∪= rule(sphere from (M_prev, λ_prev, ε_prev) at λ)          # path screening
+    L̂, R̂ ∪= rule(sphere from (M_prev, λ_prev, ε_prev) at λ)          # path screening (after the ranges:
+                                                                       #   only while it pays, else backs off)
     M = M_prev
     repeat:                                                            # projected gradient, BB step
         M = [M − η ∇P̃_λ(M)]_+                                           # P̃: L̂ linearised, R̂ dropped

@@ -1,6 +1,6 @@
 """The path's status says how it ended: converged only when every λ met its gap test and the elasticity test ended
 the path (Sec. 5)."""
-from solvers.metric.path import regularization_path
+from solvers.metric.path import PaidScreening, regularization_path
 from tests.metric.conftest import tiny
 
 
@@ -24,3 +24,16 @@ def test_a_path_out_of_lambda_steps_is_max_iter_with_every_lambda_solved():
     p = tiny("iris", 6)
     res = regularization_path(p, bounds=("pgb",), rho=0.9, tol=1e-6, max_iter=10_000, max_steps=2, analysis=False)
     assert res.status == "max_iter" and res.n_capped == 0
+
+
+def test_path_screening_after_the_ranges_backs_off_while_it_does_not_pay_and_returns_when_it_does():
+    paid = PaidScreening()
+    runs = []
+    for step in range(40):
+        if paid.due():
+            runs.append(step)
+            paid.record(0.01, 10)  # 0.1 iterations' worth of work saved: below PATH_BOUND_COST
+    assert runs == [0, 2, 5, 10, 19, 36]  # 1, 2, 4, 8 steps skipped, then at most MAX_SKIPPED_STEPS = 16
+    paid.record(0.5, 10)  # it ran and screened half of the active triplets of a 10-iteration λ
+    assert paid.due() and paid.due()
+
