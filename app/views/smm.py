@@ -39,8 +39,8 @@ PAGE_METHODS = {name: replace(m, params=tuple(replace(p, default=PAGE_DEFAULTS.g
                                               for p in m.params if p.name not in ("obj_opt", "sigma0")))
                 for name, m in smm.METHODS.items()}
 #: The default run tells the paper's story (Table 4): the synthetic recipe at 3000 × 30 × 30 with τ = 10, where
-#: ALM-SNCG (from 4 isPADMM steps) beats isPADMM to η_kkt ≤ 1e-6 by 2.4× in CPU seconds at C = 1 and 1.8× at
-#: C = 10 (measured on a loaded 2-core machine; on digits 8×8 the two are within 20% of each other), and AS+ALM beats
+#: ALM-SNCG (from 4 isPADMM steps) beats isPADMM to η_kkt ≤ 1e-6 by 2.8× in CPU seconds at C = 1 and 2.1× at
+#: C = 10 (medians of three on a quiet 2-core machine; on digits 8×8 the two are within 20% of each other), and AS+ALM beats
 #: Warm+ALM over C ∈ [0.1, 100] (10 points, 1e-4: 2.6× per grid point on the same data).
 DATA_SOURCES = ("synthetic", "bundled", "real", "upload")
 TAU_DEFAULT = 10.0
