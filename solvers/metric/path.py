@@ -104,8 +104,11 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                         stop: float = 0.01, period: int = 10, active_set: bool = False, refresh: int = 10,
                         range_screening: bool = False, lam_start: float | None = None,
                         time_limit: float | None = None, analysis: bool = True, keep_masks: bool = False,
-                        callback=None) -> PathResult:
+                        paid_screening: bool = True, callback=None) -> PathResult:
     """Solve along λ_t = ρ^t λ_max with the chosen screening; ``bounds=()`` is the naive path.
+
+    ``paid_screening``: step 2 after RRPB's ranges runs only where it pays (``PaidScreening``); False runs it at
+    every λ, as the paper's path does (to reproduce its RRPB+PGB row).
 
     ``analysis`` adds, outside the timed work, the true partition |L*|, |C*|, |R*| at each solution and the
     radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
@@ -138,7 +141,8 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     # one unscreened problem for the whole path: it keeps the margins of its last evaluation, so the first
     # iterate at λ_t (M_{t−1}, the solver's last full pass at λ_{t−1}) reads them, as a screened path's does
     unscreened = ReducedProblem.unscreened(problem)
-    paid = PaidScreening() if ledger is not None else None  # without the ranges, step 2 is all the path screening
+    # without the ranges, step 2 is all the path screening
+    paid = PaidScreening() if ledger is not None and paid_screening else None
     elapsed, status = 0.0, "converged"
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
                  "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,

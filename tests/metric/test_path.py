@@ -1,5 +1,6 @@
 """The path's status says how it ended: converged only when every λ met its gap test and the elasticity test ended
 the path (Sec. 5)."""
+from solvers.metric import path
 from solvers.metric.path import PaidScreening, regularization_path
 from tests.metric.conftest import tiny
 
@@ -37,3 +38,21 @@ def test_path_screening_after_the_ranges_backs_off_while_it_does_not_pay_and_ret
     paid.record(0.5, 10)  # it ran and screened half of the active triplets of a 10-iteration λ
     assert paid.due() and paid.due()
 
+
+
+def test_the_papers_path_screens_after_the_ranges_at_every_lambda_and_the_default_where_it_paid(monkeypatch):
+    p = tiny("iris", 6)
+    calls = []
+    real = path._path_screen
+    monkeypatch.setattr(path, "_path_screen", lambda *args: calls.append(args[5]) or real(*args))  # args[5]: λ
+    every = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False, paid_screening=False)
+    assert calls == every.table["lam"].iloc[1:].tolist()  # step 2 at every λ of the path
+    calls.clear()
+    paid = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False)
+    assert set(calls) <= set(paid.table["lam"].iloc[1:]) and calls
+    # the same minimisers either way (strong convexity: ‖M − M*‖ ≤ sqrt(2 gap/λ) for each)
+    assert paid.table["lam"].tolist() == every.table["lam"].tolist()
+    for s in range(1, len(paid.solutions)):
+        lam = paid.table["lam"].iloc[s]
+        bound = (2 * paid.table["gap"].iloc[s] / lam) ** 0.5 + (2 * every.table["gap"].iloc[s] / lam) ** 0.5
+        assert ((paid.solutions[s] - every.solutions[s]) ** 2).sum() ** 0.5 <= bound + 1e-9

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from solvers.metric import path
 from solvers.metric.path import regularization_path
 from solvers.metric.ranges import range_lower_ends
 from solvers.metric.bounds import relaxed_regularization_path_bound
@@ -66,12 +65,11 @@ def test_path_screening_is_safe(small, naive_paths, bounds, rule):
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear"])
-def test_path_screening_after_the_ranges_at_every_lambda_is_safe(small, naive_paths, rule, monkeypatch):
-    """PGB after RRPB's ranges runs where it pays (``path.PaidScreening``); at a cost of 0 iterations it pays at
-    every λ, so that every λ's step 2 is checked here."""
-    monkeypatch.setattr(path, "PATH_BOUND_COST", 0.0)
+def test_path_screening_after_the_ranges_at_every_lambda_is_safe(small, naive_paths, rule):
+    """PGB after RRPB's ranges runs where it pays by default (``path.PaidScreening``); the paper's path runs it at
+    every λ, and so every λ's step 2 is checked here."""
     res = regularization_path(small, bounds=("rrpb", "pgb"), rule=rule, rho=RHO, tol=1e-8, max_iter=50_000,
-                              keep_masks=True, analysis=False, range_screening=True)
+                              keep_masks=True, analysis=False, range_screening=True, paid_screening=False)
     assert_safe(small, res, naive_paths[id(small)], 1e-8)
 
 
