@@ -234,8 +234,6 @@ def tsne_cost(n_points: int, projections: int) -> Cost:
                 8.0 * n_points * 200, "Embed fewer points, or use PCA.", overhead=TSNE_SECONDS * n_points**1.5)
 
 
-
-
 def smm_cost(n: int, p: int, q: int, *, max_iter: int, methods: Sequence[str], warm_start: int = 0) -> Cost:
     """SMM: each method's iterations cost a fixed Python part and a multiple of n·pq (products with the data, CG,
     the dual QP); ``warm_start``: the isPADMM steps ALM-SNCG starts from, when it is among ``methods``."""

@@ -76,7 +76,7 @@ def ispadmm_steps(problem: SMMProblem, *, tol: float, gamma0: float = 1.0, zeta:
     W, b = np.zeros((p, q)), 0.0
     U, Lam = np.zeros((p, q)), np.zeros((p, q))
     inner = ALMState(W, b, np.zeros(n), None, INNER_SIGMA0)
-    samples = SampleCache.of(X)  # one pass over X for the row norms of every step's inner ALM
+    samples = SampleCache.of(X)  # every step's inner ALM shares the row norms, Gram cache and sum at the bound
     pinf = 1.0
     for k in range(1, 10**9):
         scale = 1.0 + gamma

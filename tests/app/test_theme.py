@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from app.ui.theme import INK, NORMAL_SIZES, TICK_LABEL_OVERFLOW, readable, readable_dict
+from app.ui.theme import INK, NORMAL_SIZES, readable, readable_dict
 from tests.app_harness import assert_clean, open_page, plotly_figures
 
 
@@ -43,7 +43,6 @@ def test_readable_raises_small_fonts_inks_unset_text_and_keeps_larger_ones():
     assert layout["xaxis2"]["tickfont"]["size"] == 30  # larger sizes stay
     assert layout["xaxis"]["title"]["font"]["color"] == INK
     assert layout["yaxis2"]["title"]["font"]["color"] == "#0072B2"  # a colour the figure chose stays
-    assert TICK_LABEL_OVERFLOW == "allow"
     assert {axis["ticklabeloverflow"] for axis in axes(layout).values()} == {"allow"}  # no per-label measuring
     heatmap = fig.data[0].to_plotly_json()
     assert heatmap["colorbar"]["tickfont"]["size"] >= NORMAL_SIZES["tick"]

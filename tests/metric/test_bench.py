@@ -24,7 +24,6 @@ def test_tiny_table_runs(capsys):
     assert "Naive" in out and "RRPB+PGB" in out and "5.33" in out and "cpu seconds" in out
 
 
-
 def test_every_lambda_runs_the_papers_path(monkeypatch):
     """``--every-lambda`` asks the path for PGB after the ranges at every λ (the paper's RRPB+PGB row)."""
     seen = []

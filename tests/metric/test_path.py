@@ -39,7 +39,6 @@ def test_path_screening_after_the_ranges_backs_off_while_it_does_not_pay_and_ret
     assert paid.due() and paid.due()
 
 
-
 def test_the_papers_path_screens_after_the_ranges_at_every_lambda_and_the_default_where_it_paid(monkeypatch):
     p = tiny("iris", 6)
     calls = []
