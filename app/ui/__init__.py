@@ -81,7 +81,7 @@ API
 Keys: prefix every widget key with the page's short name ("sp.", "mt.", ...). Keys become URL parameters.
 """
 from .charts import add_reference, base_figure, line_chart, positive, presenting
-from .theme import figure_layout, readable, subplot_layout
+from .theme import axis_room, figure_layout, readable, subplot_layout
 from .colors import method_color, method_line, method_marker, method_style
 from .data import dataset_picker, read_upload
 from .export import export_panel, histories_long
@@ -104,5 +104,5 @@ __all__ = [
     "param_widget", "Job", "LiveSpec", "awaiting_run", "config_key", "prepare_workers", "run_controls", "run_live", "summary_table",
     "refused", "StoppableProgress", "Cost", "path_time_limit", "metric_cost", "multitask_cost", "npsvc_cost",
     "smm_cost", "smm_path_cost", "sparse_cost", "foundations_cost", "checkbox", "choice", "choices", "number", "format_number", "slider", "view_tabs", "tabs_to_draw", "share_panel", "link_state",
-    "Preset", "apply_preset", "preset_buttons", "figure_layout", "readable", "subplot_layout",
+    "Preset", "apply_preset", "preset_buttons", "axis_room", "figure_layout", "readable", "subplot_layout",
 ]

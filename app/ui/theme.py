@@ -13,11 +13,19 @@ change that theme per chart, but explicit layout values win over it. So:
 Every cartesian axis also gets ``ticklabeloverflow="allow"``. Plotly's default for a linear or log axis, "hide past
 div", measures each tick label's box after every draw to hide the ones past the chart's edge: a forced layout per
 label, 0.1 s of the browser's main thread per rerun of the SMM page in software rendering. The lab's margins are
-fixed and wide enough for its tick labels, so nothing is hidden either way.
+wide enough for its tick labels, so nothing is hidden either way.
+
+Margins are asked for at the size Plotly ends up giving them. Plotly draws a figure, measures what its legend and
+its axes' labels push the margins to (``margin.autoexpand``, ``axis.automargin``) and, when that differs from the
+margins the layout asked for, draws the whole figure again: on every chart of every page it did, since the legend
+on the right needs 100–220 px against the 20 asked for and the axes' labels 75–95 against 60–70. So
+``figure_layout`` asks for the axes' room (``AXIS_ROOM``) and ``readable`` for the legend's room from its labels'
+lengths (``legend_room``); Plotly still widens a margin that turns out too small, at the cost of the second draw.
 """
 from __future__ import annotations
 
 import functools
+import unicodedata
 from typing import Any
 
 import plotly.graph_objects as go
@@ -30,6 +38,15 @@ NORMAL_SIZES = {"tick": 14, "title": 16, "legend": 14, "heading": 18}
 PRESENT_SIZES = {"tick": 18, "title": 20, "legend": 18, "heading": 22}
 TICK_LABEL_OVERFLOW = "allow"  # no per-label box measurement after a draw (module docstring)
 COLORBAR_TRACES = {"heatmap", "contour", "histogram2d", "histogram2dcontour", "surface"}
+#: margins in tick-font sizes that hold an axis's tick labels and title (measured in Chromium at 14 px ticks:
+#: Plotly's automargin gave 76–95 px on the left, 74 px below a linear x axis and up to 87 px below a log one)
+AXIS_ROOM = {"left": 7.0, "bottom": 5.7, "bottom_log": 6.3}
+#: a vertical legend at the right edge is about LEGEND_ITEM + its longest label wide (or LEGEND_TITLE + its title),
+#: in px at 14 px, and pushes the right margin LEGEND_GAP px further (its offset x = 1.02 and border): fitted to
+#: Plotly's legends on every page in Chromium, within 5 px below and 20 px above (labels of math symbols)
+LEGEND_ITEM, LEGEND_TITLE, LEGEND_GAP = 48.0, 32.0, 28.0
+#: label widths in ems of the legend's font, by kind of character (combining marks take no width)
+NARROW_CHARS, NARROW_EM, WIDE_EM, OTHER_EM = set("fijlrtI1.,:;|!'()[] -"), 0.3, 0.65, 0.52
 
 
 def presenting() -> bool:
@@ -55,13 +72,20 @@ def axis_layout(text: str, *, log: bool = False, sizes: dict[str, int] | None = 
     return axis
 
 
+def axis_room(*, log_x: bool = False) -> dict[str, int]:
+    """Left and bottom margins (``l``, ``b``) that hold a titled axis's tick labels and title at the lab's sizes
+    (powers of ten on a log x axis are taller), so that Plotly need not widen them and draw the figure again."""
+    tick = font_sizes()["tick"]
+    return dict(l=round(AXIS_ROOM["left"] * tick), b=round(AXIS_ROOM["bottom_log" if log_x else "bottom"] * tick))
+
+
 def figure_layout(title: str, x_title: str, y_title: str, *, log_x: bool = False, log_y: bool = False,
                   height: int = 420) -> dict[str, Any]:
     """The layout of a new chart with one x and one y axis, as a dict for ``go.Figure(layout=...)``."""
     sizes = font_sizes()
     return dict(
         title=dict(text=title, font=dict(size=sizes["heading"], color=INK)),
-        height=int(height * 1.15) if presenting() else height, margin=dict(l=70, r=20, t=60, b=60),
+        height=int(height * 1.15) if presenting() else height, margin=dict(r=20, t=60, **axis_room(log_x=log_x)),
         legend=dict(title_text="method", font=dict(size=sizes["legend"], color=INK)),
         font=dict(size=sizes["tick"], color=INK), hovermode="closest", hoverlabel=dict(font_size=sizes["tick"]),
         xaxis=axis_layout(x_title, log=log_x, sizes=sizes), yaxis=axis_layout(y_title, log=log_y, sizes=sizes),
@@ -108,7 +132,8 @@ def readable(fig: go.Figure) -> go.Figure:
     each ``update_layout`` costs 10–80 ms of validation on the loaded machine.
     """
     sizes = font_sizes()
-    update = _changes(_wanted(fig.layout.to_plotly_json(), sizes))
+    traces = [{"name": t.name, "showlegend": t.showlegend} for t in fig.data]
+    update = _changes(_wanted(fig.layout.to_plotly_json(), sizes, traces))
     if update:
         fig.update_layout(update)
     for trace in fig.data:
@@ -128,7 +153,7 @@ def readable_dict(figure: dict[str, Any]) -> dict[str, Any]:
     """
     sizes = font_sizes()
     layout = figure.setdefault("layout", {})
-    _merge(layout, _changes(_wanted(layout, sizes)))
+    _merge(layout, _changes(_wanted(layout, sizes, figure.get("data") or [])))
     for trace in figure.get("data") or []:
         if trace.get("type") in COLORBAR_TRACES:
             change = _changes(_colorbar(trace.get("colorbar"), sizes))
@@ -146,15 +171,19 @@ def _merge(target: dict[str, Any], changes: dict[str, Any]) -> None:
             target[name] = value
 
 
-def _wanted(layout: dict[str, Any], sizes: dict[str, int]) -> dict[str, Any]:
-    """The font changes ``layout`` (explicit values only, as ``to_plotly_json`` gives them) needs, and its axes'
-    tick label overflow, None where it needs none."""
+def _wanted(layout: dict[str, Any], sizes: dict[str, int], traces: list[dict[str, Any]]) -> dict[str, Any]:
+    """The font changes ``layout`` (explicit values only, as ``to_plotly_json`` gives them) needs, its axes'
+    tick label overflow and its legend's room, None where it needs none; ``traces``: each trace's name and
+    showlegend."""
     hover_size = ((layout.get("hoverlabel") or {}).get("font") or {}).get("size") or 0
     wanted: dict[str, Any] = {
         "font": _font(layout.get("font"), sizes["tick"]),
         "legend": {"font": _font((layout.get("legend") or {}).get("font"), sizes["legend"])},
         "hoverlabel": {"font": {"size": sizes["tick"]} if hover_size < sizes["tick"] else None},
     }
+    room = legend_room(layout, traces, sizes["legend"])
+    if room is not None and room > ((layout.get("margin") or {}).get("r") or 0):
+        wanted["margin"] = {"r": room}
     title = layout.get("title") or {}
     if title.get("text"):
         wanted["title"] = {"font": _font(title.get("font"), sizes["heading"])}
@@ -168,6 +197,35 @@ def _wanted(layout: dict[str, Any], sizes: dict[str, int]) -> dict[str, Any]:
     if "coloraxis" in layout:
         wanted["coloraxis"] = {"colorbar": _colorbar((layout["coloraxis"] or {}).get("colorbar"), sizes)}
     return wanted
+
+
+def legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], size: int) -> int | None:
+    """The right margin a vertical legend at the chart's right edge (Plotly's default place) pushes to, a few px
+    over rather than under; None when the figure draws no such legend. Plotly shows the legend when the layout
+    says so or, by default, when at least two traces are listed in it."""
+    legend = layout.get("legend") or {}
+    if legend.get("orientation") == "h" or (legend.get("x") is not None and legend["x"] < 1):
+        return None
+    listed = [t for t in traces if t.get("showlegend") is not False]
+    shown = layout.get("showlegend")
+    if shown is False or (shown is None and len(listed) < 2) or not listed:
+        return None
+    font = (legend.get("font") or {}).get("size") or size
+    names = [str(t.get("name") if t.get("name") is not None else f"trace {i}") for i, t in enumerate(listed)]
+    title = str((legend.get("title") or {}).get("text") or "")
+    grow = font - 14  # the fitted constants are at 14 px
+    width = max(LEGEND_ITEM + grow + font * max(map(_text_ems, names)), LEGEND_TITLE + grow + font * _text_ems(title))
+    return round(width + LEGEND_GAP)
+
+
+def _text_ems(text: str) -> float:
+    """About how many ems ``text`` takes in a proportional sans-serif font."""
+    ems = 0.0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        ems += NARROW_EM if ch in NARROW_CHARS else WIDE_EM if ch.isupper() or ch in "mwMW" else OTHER_EM
+    return ems
 
 
 def _colorbar(current: dict | None, sizes: dict[str, int]) -> dict[str, Any]:

@@ -34,7 +34,8 @@ def alm_anatomy(history: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="iterations", row=1, col=2)
     fig.update_yaxes(title_text="samples", row=2, col=1)
     fig.update_yaxes(title_text="rank", row=2, col=2)
-    fig.update_layout(height=560, title="ALM-SNCG per step (Algorithms 1–2)", showlegend=True)
+    fig.update_layout(height=560, title="ALM-SNCG per step (Algorithms 1–2)", showlegend=True,
+                      margin=dict(t=100, **ui.axis_room()))
     return fig
 
 

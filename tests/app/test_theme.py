@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from app.ui.theme import INK, NORMAL_SIZES, readable, readable_dict
+from app.ui.theme import INK, NORMAL_SIZES, figure_layout, legend_room, readable, readable_dict
 from tests.app_harness import assert_clean, open_page, plotly_figures
 
 
@@ -70,3 +70,38 @@ def test_a_family_pages_own_figures_get_the_look(present, tick, title):
             assert axis["title"]["font"]["size"] >= title, (fig["layout"].get("title"), name)
             assert contrast_on_white(axis["title"]["font"]["color"]) >= 4.5, (fig["layout"].get("title"), name)
             assert axis["ticklabeloverflow"] == "allow", (fig["layout"].get("title"), name)
+
+
+def two_line_figure(*names: str, **layout) -> go.Figure:
+    fig = go.Figure(layout=figure_layout("t", "x", "y", log_y=True))
+    for i, name in enumerate(names):
+        fig.add_trace(go.Scatter(x=[1, 2], y=[i + 1, i + 2], name=name))
+    return fig.update_layout(**layout)
+
+
+def test_the_right_margin_is_asked_for_at_the_legends_width_in_both_forms():
+    """Plotly draws a chart again when its legend pushes the right margin past what the layout asked for; the
+    margin asked for grows with the longest label, and the dict form gets the same margin as the figure form."""
+    short, long_ = two_line_figure("PG", "APG"), two_line_figure("PG", "Thm A.1: 2L_k‖Z₀−Z*‖²/k² (a bound)")
+    r_short = readable(go.Figure(short)).layout.margin.r
+    r_long = readable(go.Figure(long_)).layout.margin.r
+    assert figure_layout("t", "x", "y")["margin"]["r"] < r_short < r_long
+    assert readable_dict(short.to_dict())["layout"]["margin"]["r"] == r_short
+    # legend width ≈ symbol + label in ems: a label 20 characters longer needs well over 100 px more
+    assert r_long - r_short > 100
+
+
+def test_no_legend_room_where_plotly_draws_no_legend_at_the_right():
+    one = two_line_figure("only")
+    assert legend_room(one.layout.to_plotly_json(), [{"name": "only"}], 14) is None  # one trace: no legend
+    for layout in ({"showlegend": False}, {"legend": {"orientation": "h"}}, {"legend": {"x": 0.98}}):
+        fig = two_line_figure("PG", "APG", **layout)
+        assert readable(fig).layout.margin.r == 20, layout
+    wide = two_line_figure("PG", "APG", margin=dict(r=400))
+    assert readable(wide).layout.margin.r == 400  # a margin already wider stays
+
+
+def test_a_larger_legend_font_asks_for_more_room():
+    traces = [{"name": "PG"}, {"name": "APG"}]
+    assert legend_room({}, traces, 18) > legend_room({}, traces, 14)  # the lab's size, presentation against normal
+    assert legend_room({"legend": {"font": {"size": 24}}}, traces, 14) > legend_room({}, traces, 18)  # its own size
