@@ -24,6 +24,7 @@ MAX_ZOOM_OUT = 3.0  # the view grows with the iterates up to this many times the
 PATH_POINTS = 300  # points drawn per path (all early iterates, then log-spaced ones)
 FRAMES = 40
 CLICK_SPACING = 0.2  # the clickable start-point grid (a multiple of the start sliders' step)
+COLORBAR_ROOM = 140  # px right of the level sets: Plotly's colour bar with its title took 137 in Chromium
 
 
 def heavy_ball_beta_star(step: float, kappa: float) -> float:
@@ -126,8 +127,9 @@ def iterates_figure(problem: fd.Problem2D, problem_key: str, results: dict, meth
                              hovertemplate="click: start here (%{x:.1f}, %{y:.1f})<extra></extra>"))
     fig.update_xaxes(range=list(xr), constrain="domain")
     fig.update_yaxes(range=list(yr), scaleanchor="x")
+    # r asked for up front: a margin Plotly has to widen costs a second draw of the whole figure (app/ui/theme.py)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.34, x=0), clickmode="event+select",
-                      margin=dict(b=220))
+                      margin=dict(b=220, r=COLORBAR_ROOM))
     fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom",
                        showarrow=False, align="left", font=dict(size=13))
     _add_animation(fig, [paths[label] for label in order], [STYLE.get(methods[label], STYLE["heavy-ball"]) for label in order],
