@@ -20,6 +20,10 @@ def class_color(code: int) -> str:
 #: methods that solve their K class problems one after another (baselines.run_twsvm): until the last one is done some
 #: hyperplanes are still zero, so only their final row is a classifier comparable with the other methods' rows
 SEQUENTIAL_METHODS = ("twsvm", "pin-twsvm")
+#: bottom margins of the two convergence figures, whose legends sit below the x axis: the x axis's title and two
+#: rows of legend at a 1400 px window (Plotly widened them to 119 and 102 px, and drew each figure again);
+#: asked for up front so that Plotly draws each once (app/ui/theme.py)
+LEGEND_BELOW_ROOM = (124, 106)
 
 
 def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str]) -> go.Figure:
@@ -41,7 +45,8 @@ def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str
         fig.add_trace(go.Scatter(x=scored["time"], y=100 * scored["test_acc"], name=f"{label}: test accuracy",
                                  line=dict(color=color, width=1.5, dash="dot"), **style), secondary_y=True)
     fig.update_layout(title="Primal (8), dual (9) and test accuracy (Fig. 2)", height=440,
-                      margin=dict(l=60, r=60, t=50, b=50), legend=dict(orientation="h", y=-0.2))
+                      margin=dict(l=ui.axis_room()["l"], r=60, t=50, b=LEGEND_BELOW_ROOM[0]),
+                      legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(title_text="solver time [s] (the same clock for every method)")
     fig.update_yaxes(title_text="objective J (log)", type="log", exponentformat="power", secondary_y=False)
     fig.update_yaxes(title_text="test accuracy [%]", range=[0, 101], showgrid=False, tickmode="linear", tick0=0,
@@ -69,7 +74,8 @@ def what_converges_figure(histories: dict[str, pd.DataFrame], labels: dict[str, 
                                  mode="lines+markers", line=dict(color=color, width=1.5, dash="dot")), row=2, col=1)
     fig.add_hline(y=tol, line=dict(color="grey", dash="dash"), annotation_text=f"tol = {tol:g}", row=2, col=1)
     fig.update_layout(title="What converges: each outer iteration updates every class", height=560,
-                      margin=dict(l=60, r=30, t=70, b=50), legend=dict(orientation="h", y=-0.15))
+                      margin=dict(l=ui.axis_room()["l"], r=30, t=70, b=LEGEND_BELOW_ROOM[1]),
+                      legend=dict(orientation="h", y=-0.15))
     fig.update_xaxes(title_text="outer iteration (K-NPSVC++) / epoch (deep models)", row=2, col=1)
     fig.update_yaxes(title_text="max J (log)", type="log", exponentformat="power", row=1, col=1)
     fig.update_yaxes(title_text="relative (log)", type="log", exponentformat="power", row=2, col=1)
