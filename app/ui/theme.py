@@ -213,7 +213,7 @@ def legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], size: int)
     font = (legend.get("font") or {}).get("size") or size
     names = [str(t.get("name") if t.get("name") is not None else f"trace {i}") for i, t in enumerate(listed)]
     title = str((legend.get("title") or {}).get("text") or "")
-    grow = font - 14  # the fitted constants are at 14 px
+    grow = font - NORMAL_SIZES["legend"]  # the fitted constants are at the normal legend size
     width = max(LEGEND_ITEM + grow + font * max(map(_text_ems, names)), LEGEND_TITLE + grow + font * _text_ems(title))
     return round(width + LEGEND_GAP)
 
