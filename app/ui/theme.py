@@ -176,9 +176,12 @@ def _wanted(layout: dict[str, Any], sizes: dict[str, int], traces: list[dict[str
     tick label overflow and its legend's room, None where it needs none; ``traces``: each trace's name and
     showlegend."""
     hover_size = ((layout.get("hoverlabel") or {}).get("font") or {}).get("size") or 0
+    legend = layout.get("legend") or {}
     wanted: dict[str, Any] = {
         "font": _font(layout.get("font"), sizes["tick"]),
-        "legend": {"font": _font((layout.get("legend") or {}).get("font"), sizes["legend"])},
+        "legend": {"font": _font(legend.get("font"), sizes["legend"]),
+                   "title": {"font": _font((legend.get("title") or {}).get("font"), sizes["legend"])}
+                   if (legend.get("title") or {}).get("text") else None},
         "hoverlabel": {"font": {"size": sizes["tick"]} if hover_size < sizes["tick"] else None},
     }
     room = legend_room(layout, traces, sizes["legend"])

@@ -70,6 +70,11 @@ def test_a_family_pages_own_figures_get_the_look(present, tick, title):
             assert axis["title"]["font"]["size"] >= title, (fig["layout"].get("title"), name)
             assert contrast_on_white(axis["title"]["font"]["color"]) >= 4.5, (fig["layout"].get("title"), name)
             assert axis["ticklabeloverflow"] == "allow", (fig["layout"].get("title"), name)
+        legend_title = (fig["layout"].get("legend") or {}).get("title") or {}
+        if legend_title.get("text"):  # Streamlit's theme would draw it in its faded grey
+            assert legend_title["font"]["size"] >= tick, fig["layout"].get("title")
+            assert contrast_on_white(legend_title["font"]["color"]) >= 4.5, fig["layout"].get("title")
+    assert any(((fig["layout"].get("legend") or {}).get("title") or {}).get("text") for fig in figures)
 
 
 def two_line_figure(*names: str, **layout) -> go.Figure:
