@@ -23,7 +23,7 @@ SEQUENTIAL_METHODS = ("twsvm", "pin-twsvm")
 #: bottom margins of the two convergence figures, whose legends sit below the x axis: the x axis's title and two
 #: rows of legend at a 1400 px window (Plotly widened them to 119 and 102 px, and drew each figure again);
 #: asked for up front so that Plotly draws each once (app/ui/theme.py)
-LEGEND_BELOW_ROOM = (124, 106)
+CONVERGENCE_BOTTOM, WHAT_CONVERGES_BOTTOM = 124, 106
 
 
 def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str]) -> go.Figure:
@@ -45,7 +45,7 @@ def convergence_figure(histories: dict[str, pd.DataFrame], labels: dict[str, str
         fig.add_trace(go.Scatter(x=scored["time"], y=100 * scored["test_acc"], name=f"{label}: test accuracy",
                                  line=dict(color=color, width=1.5, dash="dot"), **style), secondary_y=True)
     fig.update_layout(title="Primal (8), dual (9) and test accuracy (Fig. 2)", height=440,
-                      margin=dict(l=ui.axis_room()["l"], r=60, t=50, b=LEGEND_BELOW_ROOM[0]),
+                      margin=dict(l=ui.axis_room()["l"], r=60, t=50, b=CONVERGENCE_BOTTOM),
                       legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(title_text="solver time [s] (the same clock for every method)")
     fig.update_yaxes(title_text="objective J (log)", type="log", exponentformat="power", secondary_y=False)
@@ -74,7 +74,7 @@ def what_converges_figure(histories: dict[str, pd.DataFrame], labels: dict[str, 
                                  mode="lines+markers", line=dict(color=color, width=1.5, dash="dot")), row=2, col=1)
     fig.add_hline(y=tol, line=dict(color="grey", dash="dash"), annotation_text=f"tol = {tol:g}", row=2, col=1)
     fig.update_layout(title="What converges: each outer iteration updates every class", height=560,
-                      margin=dict(l=ui.axis_room()["l"], r=30, t=70, b=LEGEND_BELOW_ROOM[1]),
+                      margin=dict(l=ui.axis_room()["l"], r=30, t=70, b=WHAT_CONVERGES_BOTTOM),
                       legend=dict(orientation="h", y=-0.15))
     fig.update_xaxes(title_text="outer iteration (K-NPSVC++) / epoch (deep models)", row=2, col=1)
     fig.update_yaxes(title_text="max J (log)", type="log", exponentformat="power", row=1, col=1)
