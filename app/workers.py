@@ -550,7 +550,7 @@ def _serve(fd: int) -> None:
             del message  # the pickled run: with it freed, the run's data and arrays go back to the system
             release_free_memory()
         elif message[0] == "array":
-            held[message[1]] = message[2]
+            held[message[1]] = payloads.hold(message[2])
         elif message[0] == "forget":
             held.pop(message[1], None)
             release_free_memory()

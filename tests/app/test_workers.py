@@ -323,27 +323,30 @@ def test_a_run_that_cannot_be_pickled_fails_with_the_reason(pool):
     assert finish(after)[0].result.solution == {"value": 5}
 
 
-def test_large_arrays_reach_each_worker_once_and_every_run_gets_its_own_copy(pool, monkeypatch):
-    """A slider notch changes C, not the samples: the samples go to a worker once (by content), and a run that
-    writes into its copy leaves the next run's copy as it was."""
+def test_large_arrays_reach_each_worker_once_and_runs_read_them_without_changing_them(pool, monkeypatch):
+    """A slider notch changes C, not the samples: the samples go to a worker once (by content), every run reads
+    the worker's array itself, and a run that tries to write into it fails, leaving it as sent."""
     sent = []
     post = workers._Worker._post
     monkeypatch.setattr(workers._Worker, "_post", lambda self, message: (sent.append(message[:2]), post(self, message))[1])
     data = np.random.default_rng(7).random(3 * payloads.SHARED_ARRAY_BYTES // 8)
 
-    def scribbling(value):
+    def reading(value, scribble=False):
         def run(callback):
             first = float(data[0])
-            data[0] = -1.0  # a solver writing into its input must not reach the next run
+            if scribble:
+                data[0] = -1.0
             return Result({"value": value, "first": first, "sum": float(data[1:].sum())}, pd.DataFrame({"iter": [0]}),
                           "converged")
         return run
 
-    results = [finish(pool.subscribe("arrays", [job(f"arrays-{i}", scribbling(i))]))[0].result.solution
-               for i in range(4)]
+    statuses = [finish(pool.subscribe("arrays", [job(f"arrays-{i}", reading(i, scribble=i == 1))]))[0]
+                for i in range(4)]
     arrays = [m for m in sent if m[0] == "array"]
     assert 1 <= len(arrays) <= pool.size and len({token for _, token in arrays}) == 1
-    assert [r["value"] for r in results] == list(range(4))
+    assert statuses[1].state == FAILED and "read-only" in statuses[1].error[1]
+    results = [s.result.solution for i, s in enumerate(statuses) if i != 1]
+    assert [r["value"] for r in results] == [0, 2, 3]
     assert all(r["first"] == data[0] and r["sum"] == float(data[1:].sum()) for r in results)
 
 
