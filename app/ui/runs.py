@@ -41,6 +41,11 @@ STORE_SIZE = 96  # runs
 STORE_BYTES = 12 << 20  # a lesson's runs on every page (≈ 0.01–0.4 MB a configuration at the pages' defaults)
 REFRESH_SECONDS = 0.3
 DRAW_SHARE = 0.2  # the most of a live run's time that redrawing its chart may take
+# A run's live chart waits this long for its first frame: a lecture's fresh runs mostly end before it, and a frame
+# they would flash for a few tenths of a second costs the browser a Plotly draw while the solvers need the cores
+# (fresh SMM notches in Chromium, alternated on this 2-core machine: mean 0.72 s against 0.86, all 24 under 1 s
+# against 17; docs/serving.md). The progress bar and Stop are there from the start.
+FIRST_FRAME_SECONDS = 1.0
 
 
 @st.cache_resource
@@ -285,15 +290,16 @@ class _LiveView:
     def __init__(self, bar: Any, chart: Any, live: dict[str, pd.DataFrame], spec: LiveSpec,
                  colors: dict[str, str], key: str) -> None:
         self.bar, self.chart, self.live, self.spec, self.colors, self.key = bar, chart, live, spec, colors, key
+        self._first_frame_at = time.perf_counter() + FIRST_FRAME_SECONDS
         self._last_draw = (time.perf_counter(), 0.0)  # when the last draw ended (the start at first), what it cost
         self._draws = 0  # each draw gets a key of its own: new rows may leave the figure as it was (a duplicate)
 
     def due(self) -> bool:
         # ≈3 redraws a second, but at most DRAW_SHARE of the run spent drawing: a figure costs 0.1–0.4 s on
         # the loaded 2-core machine, and redrawing after every 0.3 s made a 1 s Multi-task run take 14 s.
-        # A run shorter than REFRESH_SECONDS is never drawn live.
-        end, cost = self._last_draw
-        return time.perf_counter() - end >= max(REFRESH_SECONDS, cost * (1 - DRAW_SHARE) / DRAW_SHARE)
+        # A run shorter than FIRST_FRAME_SECONDS is never drawn live.
+        now, (end, cost) = time.perf_counter(), self._last_draw
+        return now >= self._first_frame_at and now - end >= max(REFRESH_SECONDS, cost * (1 - DRAW_SHARE) / DRAW_SHARE)
 
     def draw(self, rows: dict[str, list[dict]], done: float, text: str, shared: Any = None) -> None:
         """Redraw with ``rows`` (per label). ``shared``: what identifies the chart's whole content across

@@ -62,3 +62,22 @@ def test_sessions_following_the_same_runs_share_each_live_frame():
     assert again is first and len(builds) == 1
     _shared_live_figure(("run 7", 180), build)  # new rows: a new frame
     assert len(builds) == 2
+
+
+def test_the_live_chart_waits_for_its_first_frame_then_redraws_at_its_pace(monkeypatch):
+    """A run's first live frame comes FIRST_FRAME_SECONDS after its start, not REFRESH_SECONDS: a run that ends
+    sooner is drawn once, by the page, not flashed live."""
+    from app.ui import runs
+
+    clock = [100.0]
+    monkeypatch.setattr(runs.time, "perf_counter", lambda: clock[0])
+    view = runs._LiveView(None, None, {}, spec(), {}, "k")
+    clock[0] += runs.REFRESH_SECONDS + 0.01
+    assert runs.REFRESH_SECONDS < runs.FIRST_FRAME_SECONDS and not view.due()
+    clock[0] = 100.0 + runs.FIRST_FRAME_SECONDS
+    assert view.due()
+    view._last_draw = (clock[0], 0.0)  # a frame drawn now, at no cost: the next one after REFRESH_SECONDS
+    clock[0] += runs.REFRESH_SECONDS / 2
+    assert not view.due()
+    clock[0] += runs.REFRESH_SECONDS
+    assert view.due()
