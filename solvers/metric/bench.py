@@ -70,14 +70,30 @@ def run_dataset(name: str, args) -> list[dict]:
 def run_trial(ds, name: str, trial: int, args) -> tuple[dict, dict[str, dict]]:
     """One subsample (seed = args.seed + trial): the naive path and every configuration, side by side in this
     process, timed on ``args.clock``. Returns the problem's sizes and {label: time, screening time, speedup,
-    ΔM/M, #λ}."""
+    ΔM/M, #λ}.
+
+    With ``--repeats R`` the rows take turns R times (the order rotated each round, so that no row always runs
+    first) and each row's time is its median: a machine whose speed drifts during the run moves every row alike.
+    """
     with use_clock(args.clock):
         problem, sizes = trial_problem(ds, name, trial, args)
-        paths = {}
-        for label in method_labels(args):
-            paths[label] = run_method(problem, label, args)
-            _progress(args, name, trial, label, paths[label], problem)
+        labels = method_labels(args)
+        runs: dict[str, list[dict]] = {label: [] for label in labels}
+        for round_ in range(args.repeats):
+            turn = round_ % len(labels)
+            for label in labels[turn:] + labels[:turn]:
+                path = run_method(problem, label, args)
+                _progress(args, name, trial, label, path, problem)
+                runs[label].append(path if not runs[label] else {"time": path["time"], "screen": path["screen"]})
+        paths = {label: median_path(repeats) for label, repeats in runs.items()}
     return sizes, compare_paths(paths, baseline_label(args))
+
+
+def median_path(repeats: list[dict]) -> dict:
+    """A row's repeats as one path: the median time and screening time, the first run's λ count and solutions (a
+    path is deterministic, so every repeat computes the same ones)."""
+    return {**repeats[0], "time": float(np.median([r["time"] for r in repeats])),
+            "screen": float(np.median([r["screen"] for r in repeats]))}
 
 
 def trial_problem(ds, name: str, trial: int, args):
@@ -223,7 +239,8 @@ def dataset_names(args) -> list[str]:
 def protocol(args) -> str:
     return (f"Table {args.table} protocol: rho={args.rho}, tol={args.tol} (relative gap), gamma={args.gamma}, "
             f"rule={args.rule}, backend={args.backend}, device={args.device}, kernels={args.kernels}, seeds={args.seed}..{args.seed + args.trials - 1}, "
-            f"{args.clock} seconds" + (f", PCA to {args.pca} dimensions" if args.pca else ""))
+            f"{args.clock} seconds" + (f", PCA to {args.pca} dimensions" if args.pca else "")
+            + (f", median of {args.repeats} repeats taking turns" if args.repeats > 1 else ""))
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -262,6 +279,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true", help="print each finished path's time on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first subsample")
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="each row's path this many times, the rows taking turns; its time is the median")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        raise InputError(f"--repeats {args.repeats}: give at least 1")
     args.rho = args.rho if args.rho is not None else (0.9 if args.table == "4" else 0.99)
     return args

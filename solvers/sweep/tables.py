@@ -202,6 +202,9 @@ def metric_table(argv: list[str], client) -> int:
     from ..metric.bench import dataset_names, format_table, method_labels, parse, protocol, summarize_trials
 
     args = parse(argv)
+    if args.repeats > 1:
+        raise InputError("--repeats has the rows take turns in one process; with --workers each row is a job of "
+                         "its own: use --trials for more samples")
     names = dataset_names(args)
     configs = expand({"dataset": names, "trial": list(range(args.trials)), "method": method_labels(args)},
                      fixed=vars(args))
