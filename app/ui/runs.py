@@ -290,8 +290,9 @@ class _LiveView:
     def __init__(self, bar: Any, chart: Any, live: dict[str, pd.DataFrame], spec: LiveSpec,
                  colors: dict[str, str], key: str) -> None:
         self.bar, self.chart, self.live, self.spec, self.colors, self.key = bar, chart, live, spec, colors, key
-        self._first_frame_at = time.perf_counter() + FIRST_FRAME_SECONDS
-        self._last_draw = (time.perf_counter(), 0.0)  # when the last draw ended (the start at first), what it cost
+        start = time.perf_counter()
+        self._first_frame_at = start + FIRST_FRAME_SECONDS
+        self._last_draw = (start, 0.0)  # when the last draw ended (the start at first), what it cost
         self._draws = 0  # each draw gets a key of its own: new rows may leave the figure as it was (a duplicate)
 
     def due(self) -> bool:

@@ -75,6 +75,7 @@ def test_every_method_solves_from_read_only_arrays_as_from_its_own(family, metho
 
     monkeypatch.setattr(payloads, "SHARED_ARRAY_BYTES", 0)
     payload, arrays = payloads.dumps(run)
+    assert arrays  # the problem's arrays travel beside the payload, so the run reads them read-only
     held = {token: payloads.hold(array.copy()) for token, array in arrays.items()}
     shared = payloads.loads(payload, held)(lambda row: None)
     own = run(lambda row: None)
