@@ -2,6 +2,7 @@
 
     python -m solvers.bench metric --table 4 --datasets iris,wine --fraction 0.9
     python -m solvers.bench metric --table 2 --datasets phishing --max-samples 600 --rho 0.9
+    python -m solvers.bench metric --profile-screening --datasets segment --methods RRPB,DGB,PGB
 
 Every configuration runs the same projected-gradient solver over the same λ grid in one process; the
 speedup is naive time / screened time, printed next to the paper's. Screening time (bound + rule work,
@@ -220,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     kernels.USE_NUMBA = args.kernels == "numba"
     compile_seconds = kernels.warm_up()
     names = dataset_names(args)
+    if args.profile_screening:
+        return profile_main(names, args)
     rows = []
     for name in names:
         rows.extend(run_dataset(name, args))
@@ -229,6 +232,27 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(rows))
     publish("metric", f"table{args.table}", f"Table {args.table}: whole λ-path time, naive vs safe screening "
             f"({protocol(args)})", pd.DataFrame(rows).reindex(columns=RECORD_COLUMNS), clock=args.clock)
+    return 0
+
+
+def profile_main(names: list[str], args) -> int:
+    """``--profile-screening``: each screened row's screening split into parts, beside its floor (one path each,
+    CPU seconds; ``screening_profile``)."""
+    from .screening_profile import profile_rows
+
+    print(protocol(args) + "; one path per row, CPU seconds, timers around the parts of screening")
+    for name in names:
+        ds = load_for_bench(name)
+        if ds is None:
+            print(f"{name}: skipped, data file not found")
+            continue
+        problem, sizes = trial_problem(ds, name, 0, args)
+        print(f"{name}: {sizes}", flush=True)
+        for text in profile_rows(problem, name, selected_configs(args), rule=args.rule, rho=args.rho, tol=args.tol,
+                                 max_iter=args.max_iter, max_steps=args.max_steps, active_set=args.table == "2",
+                                 range_screening=args.table == "2" or args.range,
+                                 paid_screening=not args.every_lambda):
+            print(text, flush=True)
     return 0
 
 
@@ -276,6 +300,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                              "OMP_NUM_THREADS=1)")
     parser.add_argument("--kernels", choices=("numba", "numpy"), default="numba",
                         help="screening's per-triplet passes compiled (numba, default) or in numpy (the reference)")
+    parser.add_argument("--profile-screening", action="store_true",
+                        help="instead of the table: each screened row's screening split into parts beside its floor "
+                             "(the least work its rule must do per λ), one path per row, CPU seconds")
     parser.add_argument("--verbose", action="store_true", help="print each finished path's time on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first subsample")
     parser.add_argument("--trials", type=int, default=3, help="subsamples (seeds seed, seed + 1, ...), mean ± std")

@@ -164,6 +164,18 @@ def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, l
 
 
 @numba.njit(cache=True, nogil=True)
+def floor_margins(release, t, diff, same, q, out):
+    """The least work of the ledger's step at ``t`` (``screening_profile``): the margin q_diff − q_same of every
+    candidate (``release ≤ t``), written in order to ``out``; returns their count."""
+    n = 0
+    for c in range(release.size):
+        if release[c] <= t:
+            out[n] = q[diff[c]] - q[same[c]]
+            n += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
 def candidate_pairs(release, t, diff, same, used):
     """Marks in ``used`` the pairs of every triplet with ``release ≤ t`` (the ledger's candidates); their count."""
     count = 0

@@ -4,7 +4,8 @@
 - ``ledger_scan`` (with ``candidate_pairs``): the RRPB range ledger's step (Thm 3.10 turned into ranges of λ
   by Thm 4.1, ``ranges.RangeLedger``);
 - ``sphere_linear_verdicts``: the sphere rule (eq. (4)) and the linear rule (Thm 3.1), as ``rules.screen``;
-- ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``).
+- ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
+- ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``.
 The numpy code they replace stays, run with ``USE_NUMBA = False``; the tests compare the two on every bound
 and rule (tests/metric/test_kernels.py).
 

@@ -1,0 +1,68 @@
+"""The screening profile (``--profile-screening``): its floor kernel, its counts, and a path it leaves unchanged."""
+import numpy as np
+import pytest
+
+from solvers.datasets import REAL
+from solvers.metric import bench, kernels
+from solvers.metric import path as path_module
+from solvers.metric.path import regularization_path
+from solvers.metric.problem import TripletProblem
+from solvers.metric.ranges import RangeLedger
+from solvers.metric.screening_profile import profile_path
+
+PATH = dict(rho=0.7, tol=1e-6, max_steps=8)
+
+
+def test_floor_kernel_gathers_the_margins_of_the_candidates_in_order():
+    rng = np.random.default_rng(0)
+    n, pairs, t = 500, 40, 3
+    release = rng.integers(0, 7, n).astype(np.int32)
+    diff, same = rng.integers(0, pairs, n).astype(np.int32), rng.integers(0, pairs, n).astype(np.int32)
+    q = rng.standard_normal(pairs)
+    out = np.empty(n)
+    count = kernels.compiled().floor_margins(release, t, diff, same, q, out)
+    candidates = release <= t
+    assert count == np.count_nonzero(candidates)
+    np.testing.assert_array_equal(out[:count], (q[diff] - q[same])[candidates])
+
+
+def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iris_tiny, monkeypatch):
+    """The candidates per λ equal a count taken by hand on an unprofiled path (the floor's timing changes nothing
+    of the ledger), the ledger's parts fit inside it, and the solver's functions are restored afterwards."""
+    before = (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
+              TripletProblem.pair_weighted_sum, path_module._path_screen)
+    row = profile_path(iris_tiny, ("rrpb",), **PATH)
+    assert (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
+            TripletProblem.pair_weighted_sum, path_module._path_screen) == before
+
+    counted = []
+    step = RangeLedger.step
+
+    def counting(self, t, lam, reference):
+        if reference is not None:
+            counted.append(int(np.count_nonzero(self.release <= t)))
+        return step(self, t, lam, reference)
+    monkeypatch.setattr(RangeLedger, "step", counting)
+    plain = regularization_path(iris_tiny, bounds=("rrpb",), analysis=False, **PATH)
+    assert len(plain.table) - 1 == row["lambdas"]
+    assert row["candidates"] == pytest.approx(sum(counted) / row["lambdas"])
+    assert row["candidates"] >= row["left active"] > 0
+    assert row["compiled pass"] >= 0 and row["ledger"] <= row["screening"] + 1e-9
+    assert 0 < row["share at floor"] < 1
+
+
+@pytest.mark.parametrize("bounds", [("dgb",), ("pgb",)])
+def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny, bounds):
+    row = profile_path(iris_tiny, bounds, **PATH)
+    assert row["ledger"] == 0 and row["candidates"] == 0
+    assert row["path step"] > 0 and row["floor"] > 0
+    assert row["solver"] == pytest.approx(row["path"] - row["screening"])
+
+
+def test_bench_prints_the_profile(capsys):
+    if not REAL["iris.scale"].available():
+        pytest.skip("iris.scale (the paper's LIBSVM iris) is not in the data directory")
+    assert bench.main(["--profile-screening", "--datasets", "iris", "--max-samples", "18", "--rho", "0.6",
+                       "--max-steps", "5", "--methods", "RRPB,PGB", "--clock", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "iris RRPB:" in out and "iris PGB:" in out and "share at the floor" in out
