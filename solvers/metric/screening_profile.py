@@ -26,7 +26,6 @@ import numpy as np
 
 from ..core import use_clock
 from . import kernels
-from .path import regularization_path
 from . import path as path_module
 from .problem import ReducedProblem, TripletProblem
 from .ranges import RangeLedger
@@ -72,7 +71,8 @@ def _wrapped(timers: _Timers):
     ledger_step = RangeLedger.step
 
     def step_with_floor(self, t, lam, reference):
-        if reference is not None and kernels.USE_NUMBA and self.problem.backend == "pairs":
+        problem = self.problem
+        if reference is not None and kernels.USE_NUMBA and problem.backend == "pairs" and problem.torch is None:
             _time_ledger_floor(self, t, reference[0], timers)
         started = time.process_time()
         timers.in_ledger = True
@@ -129,7 +129,7 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
                                          np.zeros(1), np.zeros(1))
     timers = _Timers()
     with use_clock("cpu"), _wrapped(timers):  # CPU seconds, as the timers' (the floor's are taken out of the path's)
-        result = regularization_path(problem, bounds=bounds, analysis=False, **path_options)
+        result = path_module.regularization_path(problem, bounds=bounds, analysis=False, **path_options)
     s = timers.seconds
     ledger_floor = s.get("floor pair values", 0.0) + s.get("floor gather", 0.0)
     lambdas = len(result.table) - 1
@@ -140,8 +140,9 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
            "subset": s.get("subset", 0.0), "H_L": s.get("H_L", 0.0), "path step": s.get("path step", 0.0)}
     out["compiled pass"] = out["ledger"] - out["pair values"] - out["subset"] - out["H_L"]
     out["dynamic rounds"] = screening - out["ledger"] - out["path step"]
-    out.update({name: timers.counts.get(name, 0) / max(lambdas, 1) for name in ("candidates", "released", "left active")})
-    if "rrpb" in bounds:  # timed by the compiled floor on the pair backend only
+    for name in ("candidates", "released", "left active"):
+        out[name] = timers.counts.get(name, 0) / max(lambdas, 1)
+    if "rrpb" in bounds:  # timed by the compiled floor, on the pair backend in numpy only
         out["floor"] = ledger_floor if timers.counts.get("candidates") else float("nan")
     else:
         M = result.solutions[-1]
@@ -159,8 +160,9 @@ def format_profile(name: str, label: str, row: dict) -> str:
     lines = [f"{name} {label}: path {row['path']:.2f} s, screening {row['screening']:.2f} s "
              f"({row['screening'] / row['path']:.0%}), solver {row['solver']:.2f} s, {row['lambdas']} λ"]
     if row["ledger"]:
-        lines.append(f"  ledger {row['ledger'] * per:.2f} ms/λ: compiled pass {row['compiled pass'] * per:.2f}, pair values "
-                     f"{row['pair values'] * per:.2f}, subset {row['subset'] * per:.2f}, H_L̂ {row['H_L'] * per:.2f}; "
+        lines.append(f"  ledger {row['ledger'] * per:.2f} ms/λ: compiled pass {row['compiled pass'] * per:.2f}, "
+                     f"pair values {row['pair values'] * per:.2f}, subset {row['subset'] * per:.2f}, "
+                     f"H_L̂ {row['H_L'] * per:.2f}; "
                      f"candidates {row['candidates']:,.0f}/λ ({row['released']:,.0f} released, "
                      f"{row['left active']:,.0f} left active)")
     if row["path step"]:
