@@ -103,14 +103,14 @@ def _time_ledger_floor(ledger: RangeLedger, t: int, M0: np.ndarray, timers: _Tim
     call's time (``floor overhead``) is taken out of the path's by the caller."""
     started = time.process_time()
     problem, T = ledger.problem, ledger.problem.triplets
-    used = np.zeros(len(T.pairs), bool)
-    kernels.compiled().candidate_pairs(ledger.release, t, T.diff, T.same, used)
+    n_pairs = len(T.pairs)
+    n_used = kernels.compiled().candidate_pairs(ledger.release, t, T.diff, T.same, np.zeros(n_pairs, bool))
     product = time.process_time()
     q = problem.everything.pair_values(M0)
     gather = time.process_time()
     n = kernels.compiled().floor_margins(ledger.release, t, T.diff, T.same, q, np.empty(problem.n_triplets))
     stopped = time.process_time()
-    timers.add("floor pair values", (gather - product) * np.count_nonzero(used) / max(used.size, 1))
+    timers.add("floor pair values", (gather - product) * n_used / max(n_pairs, 1))
     timers.add("floor gather", stopped - gather)
     timers.count("candidates", n)
     timers.count("released", int(np.count_nonzero(ledger.release == t)))

@@ -56,7 +56,7 @@ def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny
     row = profile_path(iris_tiny, bounds, **PATH)
     assert row["ledger"] == 0 and row["candidates"] == 0
     assert row["path step"] > 0 and row["floor"] > 0
-    assert row["solver"] == pytest.approx(row["path"] - row["screening"])
+    assert row["path step"] <= row["screening"] + 1e-9  # the path step is timed inside the path's screening
 
 
 def test_bench_prints_the_profile(capsys):
