@@ -144,6 +144,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     # without the ranges, step 2 is all the path screening
     paid = PaidScreening() if ledger is not None and paid_screening else None
     elapsed, status = 0.0, "converged"
+    warm_step = None  # the first λ starts from η_0; each later one from the BB step its predecessor ended with
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
                  "screen_time": 0.0, "gap": 0.0, "eps": 0.0 if eps == 0 else math.nan, "loss": prev_loss,
                  "objective": prev_loss + 0.5 * lam * inner(M, M), "status": start_status})
@@ -166,7 +167,8 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         remaining = None if time_limit is None else max(time_limit - elapsed - screen_time, 1e-3)
         res = minimize(problem, lam, M_prev, tol=tol, max_iter=max_iter, time_limit=remaining, reduced=reduced,
                        screening=dynamic, active_set=active_set, refresh=refresh, screen_at_start=False,
-                       masks=keep_masks)
+                       masks=keep_masks, step=warm_step)
+        warm_step = res.info["step"]
         if paid is not None and path_share is not None:
             paid.record(path_share, res.info["n_iter"])
         M, gap, eps_prev = res.solution["M"], res.info["abs_gap"], eps
