@@ -132,7 +132,7 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             status = rec.record(k, objective=full.primal, gap=relative_gap(gap, full.primal), abs_gap=gap,
                                 n_L=rp.n_L, n_R=rp.n_R,
                                 screened=rp.n_screened / problem.n_triplets,
-                                working=len(rp.active) if working is None else len(working), step=eta)
+                                working=len(rp.active) if working is None else len(working), step_size=eta)
             if status:
                 break
             refreshed = False

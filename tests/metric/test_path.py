@@ -2,7 +2,7 @@
 the path (Sec. 5)."""
 from solvers.metric import path
 from solvers.metric.path import PaidScreening, regularization_path
-from solvers.metric.projected_gradient import initial_step, minimize
+from solvers.metric.projected_gradient import initial_step
 from tests.metric.conftest import tiny
 
 
@@ -58,18 +58,13 @@ def test_the_papers_path_screens_after_the_ranges_at_every_lambda_and_the_defaul
         assert ((paid.solutions[s] - every.solutions[s]) ** 2).sum() ** 0.5 <= bound + 1e-9
 
 
-def test_each_lambda_starts_from_the_step_its_predecessor_ended_with(monkeypatch):
+def test_each_lambda_starts_from_the_step_its_predecessor_ended_with():
     p = tiny("iris", 6)
-    calls = []
-
-    def spy(*args, **kwargs):
-        res = minimize(*args, **kwargs)
-        calls.append((kwargs["step"], res.info["step"], res.history["step"].iloc[0]))
-        return res
-    monkeypatch.setattr(path, "minimize", spy)
     res = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.8, tol=1e-6, max_iter=10_000, analysis=False)
-    assert len(calls) == len(res.table) - 1 > 3
-    assert calls[0][0] is None and calls[0][2] == initial_step(p, res.table["lam"].iloc[1])  # η_0 first
-    for (_, ended, _), (given, _, first) in zip(calls, calls[1:]):
-        assert given == ended == first
-    assert max(first for *_, first in calls[1:]) > 10 * calls[0][2]  # the warm steps are far longer than η_0
+    # the history keeps the path's λ index ("step") and the projected gradient's step size apart
+    sizes = [g["step_size"].to_numpy() for _, g in res.history.groupby("step")]
+    assert len(sizes) == len(res.table) - 1 > 3
+    assert sizes[0][0] == initial_step(p, res.table["lam"].iloc[1])  # the first λ: the global bound η_0
+    for before, after in zip(sizes, sizes[1:]):
+        assert after[0] == before[-1]
+    assert max(s[0] for s in sizes[1:]) > 10 * sizes[0][0]  # the warm steps are far longer than η_0
