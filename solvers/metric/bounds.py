@@ -29,17 +29,22 @@ class Sphere:
     normal: np.ndarray | None = None
 
 
+def _gradient_ball(ev: Evaluation, lam: float) -> tuple[np.ndarray, float]:
+    """GB's centre and radius (Thm 3.2): Q = M − ∇P(M)/(2λ), r = ‖∇P(M)‖/(2λ)."""
+    return ev.M - ev.grad / (2.0 * lam), math.sqrt(inner(ev.grad, ev.grad)) / (2.0 * lam)
+
+
 def gradient_bound(rp: ReducedProblem, ev: Evaluation, lam: float) -> Sphere:
-    """GB (Thm 3.2): Q = M − ∇P(M)/(2λ), r = ‖∇P(M)‖/(2λ). The linear rule uses P = −Q_- (App. E)."""
-    Q = ev.M - ev.grad / (2.0 * lam)
-    return Sphere("gb", Q, math.sqrt(inner(ev.grad, ev.grad)) / (2.0 * lam), False, rp.problem.supporting_normal(Q))
+    """GB (Thm 3.2). The linear rule uses P = −Q_- (App. E)."""
+    Q, radius = _gradient_ball(ev, lam)
+    return Sphere("gb", Q, radius, False, rp.problem.supporting_normal(Q))
 
 
 def projected_gradient_bound(rp: ReducedProblem, ev: Evaluation, lam: float) -> Sphere:
     """PGB (Thm 3.3): Q = [Q_GB]_+, r² = r_GB² − ‖[Q_GB]_-‖² (clipped at 0 against rounding)."""
-    gb = gradient_bound(rp, ev, lam)
-    Q_plus, Q_minus = rp.problem.psd_split(gb.center)
-    r2 = gb.radius ** 2 - inner(Q_minus, Q_minus)
+    Q, radius = _gradient_ball(ev, lam)
+    Q_plus, Q_minus = rp.problem.psd_split(Q)
+    r2 = radius ** 2 - inner(Q_minus, Q_minus)
     return Sphere("pgb", Q_plus, math.sqrt(max(r2, 0.0)), True, None)
 
 

@@ -206,11 +206,14 @@ def _linear_min(hQ, hP, nu, r, PP, PQ):
 
 
 @numba.njit(cache=True, nogil=True)
-def sphere_linear_verdicts(hQ, hP, nu, r, PP, PQ, gamma, linear, to_L, to_R):
+def sphere_linear_verdicts(hQ, hP, nu, r, PP, PQ, gamma, linear, undecided_only, to_L, to_R):
     """``rules.screen`` for the sphere rule (eq. (4)) and, with ``linear``, the linear rule (Thm 3.1):
-    min/max of ⟨X, H_t⟩ over the ball (cut by ⟨P, X⟩ ≥ 0) against 1 and 1 − γ, written into the masks."""
+    min/max of ⟨X, H_t⟩ over the ball (cut by ⟨P, X⟩ ≥ 0) against 1 and 1 − γ, written into the masks; with
+    ``undecided_only`` a triplet either mask already marks is left as it is."""
     limit_L = 1.0 - gamma
     for c in range(hQ.size):
+        if undecided_only and (to_L[c] or to_R[c]):
+            continue
         r_nu = r * nu[c]
         lower = hQ[c] - r_nu
         upper = hQ[c] + r_nu
@@ -258,3 +261,35 @@ def gather_renumber(keep, idx, same, diff, n_pairs, renumber):
         out_same[s] = local[out_same[s]]
         out_diff[s] = local[out_diff[s]]
     return out_idx, out_same, out_diff, rows, True
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_pair_values(Z, mu, ends, rows, out):
+    """u_pᵀ M u_p = Σ_k μ_k (Z_a,k − Z_b,k)² for the pairs p = (a, b) = ``ends[rows[s]]``, with Z = X V and
+    M = V diag(μ) Vᵀ (``TripletSubset.sample_form``'s pair values, with no rows of E built): into ``out[s]``."""
+    r = mu.size
+    for s in range(rows.size):
+        a, b = ends[rows[s], 0], ends[rows[s], 1]
+        total = 0.0
+        for k in range(r):
+            z = Z[a, k] - Z[b, k]
+            total += mu[k] * z * z
+        out[s] = total
+
+
+@numba.njit(cache=True, nogil=True)
+def laplacian_product(X, w, ends, rows, out):
+    """``out`` = L X with L = Σ_s w_s (e_a − e_b)(e_a − e_b)ᵀ over the pairs (a, b) = ``ends[rows[s]]``: the
+    sample form's Eᵀ(w ∘ U) (``TripletSubset.sample_form``), each u_p = x_a − x_b formed on the fly, not read
+    from a gathered pair table. Xᵀ ``out`` is then Σ_s w_s u_p u_pᵀ."""
+    out[:] = 0.0
+    d = X.shape[1]
+    for s in range(rows.size):
+        weight = w[s]
+        if weight == 0.0:
+            continue
+        a, b = ends[rows[s], 0], ends[rows[s], 1]
+        for k in range(d):
+            v = weight * (X[a, k] - X[b, k])
+            out[a, k] += v
+            out[b, k] -= v

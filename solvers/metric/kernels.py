@@ -1,11 +1,14 @@
-"""Compiled per-triplet loops of screening (numba), for the work numpy can only do in many passes over arrays.
+"""Compiled per-triplet and per-pair loops (numba), for the work numpy can only do in many passes over arrays.
 
 ``compiled()`` returns the module of numba kernels (``compiled_kernels.py``), imported on first use:
 - ``ledger_scan`` (with ``candidate_pairs``): the RRPB range ledger's step (Thm 3.10 turned into ranges of λ
   by Thm 4.1, ``ranges.RangeLedger``);
 - ``sphere_linear_verdicts``: the sphere rule (eq. (4)) and the linear rule (Thm 3.1), as ``rules.screen``;
 - ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
-- ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``.
+- ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``;
+- ``sample_pair_values``, ``laplacian_product``: the solver's pair products through the samples
+  (``TripletSubset.sample_form``) from the pairs' ends, so that a subset screening leaves builds no rows of the
+  incidence E and no pair table (every path uses them, the naive one too).
 The numpy code they replace stays, run with ``USE_NUMBA = False``; the tests compare the two on every bound
 and rule (tests/metric/test_kernels.py).
 
@@ -48,7 +51,10 @@ def warm_up() -> float:
                   np.empty(3), np.array([0, 3], np.int64), np.zeros(1, np.int64), np.ones(2), 2)
     k.candidate_pairs(release, 1, *pair, np.zeros(2, bool))
     x = np.array([-1.0, 0.5, 3.0])
-    k.sphere_linear_verdicts(x, x, nu, 0.1, 1.0, 0.5, 0.05, True, np.empty(3, bool), np.empty(3, bool))
+    k.sphere_linear_verdicts(x, x, nu, 0.1, 1.0, 0.5, 0.05, True, False, np.empty(3, bool), np.empty(3, bool))
     k.gather_renumber(np.array([0, 2], np.int64), np.arange(3, dtype=np.int64), *pair, 2, True)
+    X, ends, rows = np.ones((2, 2)), np.array([[0, 1]], np.int64), np.zeros(1, np.int64)
+    k.sample_pair_values(X, np.ones(2), ends, rows, np.empty(1))
+    k.laplacian_product(X, np.ones(1), ends, rows, np.empty((2, 2)))
     _warm = True
     return time.process_time() - started

@@ -114,8 +114,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
     """
     bounds = _check_bounds(bounds)
-    if bounds or range_screening:
-        kernels.warm_up()  # compile or load the screening kernels now, outside the timed steps
+    kernels.warm_up()  # compile or load the kernels (screening's, the pair products') now, outside the timed steps
     if not 0 < rho < 1:
         raise InputError(f"rho = {rho} must be in (0, 1)")
     lam_L, K = lambda_max(problem)

@@ -109,6 +109,7 @@ class TripletProblem:
     h_norm: np.ndarray = field(init=False, repr=False)  # ‖H_t‖_F (or ‖h_t‖₂)
 
     def __post_init__(self) -> None:
+        self.X = np.ascontiguousarray(self.X, dtype=float)  # the compiled kernels read rows of X (one layout)
         T = self.triplets
         diffs = self.X[T.pairs[:, 0]] - self.X[T.pairs[:, 1]]
         self.U = diffs * diffs if self.diagonal else diffs
@@ -213,12 +214,20 @@ class TripletProblem:
         return q
 
     def _gathered_pair_values(self, M: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """u_pᵀ M u_p for the pairs ``rows``: the pair table's rows, or through the samples with M's eigenvectors,
-        u_pᵀ M u_p = Σ_k μ_k ((X V)_a − (X V)_b)_k² for p = (a, b), by the flop rule (``_samples_are_cheaper``)."""
+        """u_pᵀ M u_p for the pairs ``rows``: the pair table's rows, or through the samples with M's eigenvectors
+        (``sample_pair_values``), by the flop rule (``_samples_are_cheaper``)."""
         if self.diagonal or not _samples_are_cheaper(rows.size, self.X.shape[0], self.dim):
             return self.pair_values(M, self.U[rows])
-        mu, V = _spectrum(M)
+        return self.sample_pair_values(*_spectrum(M), rows)
+
+    def sample_pair_values(self, mu: np.ndarray, V: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """u_pᵀ M u_p = Σ_k μ_k ((X V)_a − (X V)_b)_k² for the pairs p = (a, b) of ``rows``, M = V diag(μ) Vᵀ:
+        one compiled pass over the pairs, or (numpy) a gather of both ends' rows of X V."""
         Z = self.X @ V
+        if kernels.USE_NUMBA:
+            out = np.empty(rows.size)
+            kernels.compiled().sample_pair_values(Z, mu, self.triplets.pairs, rows, out)
+            return out
         ends = self.triplets.pairs[rows]
         D = Z[ends[:, 0]]
         D -= Z[ends[:, 1]]
@@ -329,9 +338,18 @@ class TripletSubset:
         return self.problem.U if rows is None else self.problem.U[rows]
 
     @cached_property
+    def uses_samples(self) -> bool:
+        """Whether this subset's pair arithmetic goes through the samples (``sample_form``): full M on the numpy
+        pairs backend, where the flop rule (``_samples_are_cheaper``) says so (large d, many pairs per sample)."""
+        p = self.problem
+        return (not p.diagonal and p.backend == "pairs" and p.torch is None
+                and _samples_are_cheaper(self.pair_rows.size, p.X.shape[0], p.dim))
+
+    @cached_property
     def sample_form(self) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
-        """(E_S, E_Sᵀ): this subset's rows of the pair–sample incidence, when the pair arithmetic is cheaper
-        through the samples than through the pair table (large d, many pairs per sample), else None.
+        """(E_S, E_Sᵀ): this subset's rows of the pair–sample incidence, when ``uses_samples``, else None. The
+        compiled kernels (``kernels.USE_NUMBA``) do the same products from the pairs' ends and X, with neither E_S
+        nor the subset's pair table built (``sample_pair_values``, ``laplacian_product``); numpy uses E_S.
 
         With U_S = E_S X, both per-evaluation pair products go through the n samples instead of the P_S pairs:
           Σ_p w_p u_p u_pᵀ = U_Sᵀ diag(w) U_S = Xᵀ (E_Sᵀ (w ∘ U_S))            (the Laplacian form Xᵀ L X)
@@ -340,20 +358,19 @@ class TripletSubset:
         second further. Exact up to rounding (the sums are reordered), for any symmetric M.
         """
         p = self.problem
-        if p.diagonal or p.backend != "pairs" or p.torch is not None:
-            return None
-        if not _samples_are_cheaper(self.pair_rows.size, p.X.shape[0], p.dim):
+        if not self.uses_samples:
             return None
         E = p.incidence if self.pair_table_rows is None else p.incidence_rows(self.pair_rows)
         return E, E.T.tocsr()
 
     def pair_values(self, M: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p for this subset's pairs (numpy, pairs backend), in the cheaper of the two forms."""
-        form = self.sample_form
-        if form is None or not np.isfinite(M).all():  # a diverged iterate: NaN margins, not a LinAlgError from eigh
+        if not self.uses_samples or not np.isfinite(M).all():  # a diverged iterate: NaN margins, not a LinAlgError
             return self.problem.pair_values(M, self.pair_table)
         mu, V = _spectrum(M)
-        D = form[0] @ (self.problem.X @ V)  # rows: V_kᵀ u_p
+        if kernels.USE_NUMBA:
+            return self.problem.sample_pair_values(mu, V, self.pair_rows)
+        D = self.sample_form[0] @ (self.problem.X @ V)  # rows: V_kᵀ u_p
         return (D * D) @ mu
 
     @cached_property
@@ -409,13 +426,18 @@ class TripletSubset:
         if where is not None:  # part of these triplets (newly screened ones): the product over their pairs only,
             used = np.flatnonzero(w)  # unless this subset's sample form is cheaper for that many pairs
             p = self.problem
-            if self.sample_form is None or not _samples_are_cheaper(used.size, p.X.shape[0], p.dim):
+            if not self.uses_samples or not _samples_are_cheaper(used.size, p.X.shape[0], p.dim):
                 return p.weighted_pairs(self.pair_rows[used], w[used])
+        X = self.problem.X
+        if self.uses_samples and kernels.USE_NUMBA:  # Xᵀ (L X), L X from the pairs' ends: no pair table gathered
+            LX = np.empty_like(X)
+            kernels.compiled().laplacian_product(X, w, self.problem.triplets.pairs, self.pair_rows, LX)
+            return X.T @ LX
         U = self.pair_table
         if self.problem.diagonal:
             return U.T @ w
-        if self.sample_form is not None:
-            return self.problem.X.T @ (self.sample_form[1] @ (U * w[:, None]))
+        if self.uses_samples:
+            return X.T @ (self.sample_form[1] @ (U * w[:, None]))
         return (U.T * w) @ U
 
 

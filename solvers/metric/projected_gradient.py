@@ -83,13 +83,11 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
         if sphere.normal is None and normal is not None:
             sphere = replace(sphere, normal=normal)
         radii[f"r_{name}"] = sphere.radius
-        rest = np.flatnonzero(~(to_L | to_R))
-        if rest.size == 0:
+        n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
+        if n_L + n_R == len(A):
             break
         hQ = ev.margins if sphere.center is ev.M else A.margins(sphere.center)
-        new_L, new_R = screen(rp.problem, sphere, A.idx[rest], screening.rule, hQ=hQ[rest], h_norm=A.h_norm[rest])
-        to_L[rest[new_L]] = True
-        to_R[rest[new_R]] = True
+        screen(rp.problem, sphere, A.idx, screening.rule, hQ=hQ, h_norm=A.h_norm, into=(to_L, to_R))
     log.seconds += now() - started
     n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
     log.rows.append({"iter": iteration, "n_L": rp.n_L + n_L, "n_R": rp.n_R + n_R, **radii})
@@ -107,8 +105,7 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     ``step``: the first step size (default η_0); info ``step`` is the last one, for the next λ of a path.
     """
     rp = ReducedProblem.unscreened(problem) if reduced is None else reduced
-    if screening.active:
-        kernels.warm_up()  # compile or load the screening kernels before the clock starts
+    kernels.warm_up()  # compile or load the kernels (screening's, the pair products') before the clock starts
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="gap")
     log = ScreeningLog()
     check_every = refresh if active_set else 1

@@ -23,20 +23,25 @@ _SDLS_BISECTIONS = 40
 
 
 def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, *,
-           hQ: np.ndarray | None = None, h_norm: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+           hQ: np.ndarray | None = None, h_norm: np.ndarray | None = None,
+           into: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks (to L*, to R*) over the triplets ``idx`` (None: all) under ``sphere`` with ``rule``.
 
     ``hQ`` = ⟨H_t, Q⟩ and ``h_norm`` = ‖H_t‖ for those triplets, when the caller already has them (the solver's
     margins when Q is its iterate, a subset's cached norms): the sphere rule is then O(1) per triplet.
+    ``into``: masks over ``idx`` that earlier bounds filled; only the triplets neither marks are decided, and
+    their verdicts are added to these masks in place (returned).
     """
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}")
+    if into is not None and (not kernels.USE_NUMBA or rule == "sdp"):
+        return _screen_undecided(problem, sphere, idx, rule, hQ, h_norm, into)
     if hQ is None:
         hQ = problem.margins(sphere.center, idx)
     if h_norm is None:
         h_norm = problem.h_norm if idx is None else problem.h_norm[idx]
     if kernels.USE_NUMBA:
-        to_L, to_R = _compiled_verdicts(problem, sphere, idx, rule, hQ, h_norm)
+        to_L, to_R = _compiled_verdicts(problem, sphere, idx, rule, hQ, h_norm, into)
     else:
         to_L, to_R = _verdicts(problem, sphere, idx, rule, hQ, h_norm)
     if rule == "sdp":
@@ -47,22 +52,37 @@ def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule
     return to_L, to_R
 
 
+def _screen_undecided(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str,
+                      hQ: np.ndarray | None, h_norm: np.ndarray | None, into: tuple[np.ndarray, np.ndarray]
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``screen(..., into=into)`` by gathering the triplets neither mask marks (numpy, and the SDP rule)."""
+    to_L, to_R = into
+    rest = np.flatnonzero(~(to_L | to_R))
+    new_L, new_R = screen(problem, sphere, rest if idx is None else idx[rest], rule,
+                          hQ=None if hQ is None else hQ[rest], h_norm=None if h_norm is None else h_norm[rest])
+    to_L[rest[new_L]] = True
+    to_R[rest[new_R]] = True
+    return into
+
+
 def _has_normal(sphere: Sphere) -> bool:
     return sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0
 
 
 def _compiled_verdicts(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, hQ: np.ndarray,
-                       h_norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_verdicts`` in one compiled pass (``kernels.sphere_linear_verdicts``): the same masks."""
+                       h_norm: np.ndarray, into: tuple[np.ndarray, np.ndarray] | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """``_verdicts`` in one compiled pass (``kernels.sphere_linear_verdicts``): the same masks, or with ``into``
+    the verdicts of the triplets neither of its masks marks, added to them in place (no gather of the rest)."""
     linear = rule == "linear" and sphere.radius > 0 and _has_normal(sphere)
     hP, PP, PQ = hQ, 0.0, 0.0
     if linear:
         hP = problem.margins(sphere.normal, idx)
         PP, PQ = inner(sphere.normal, sphere.normal), inner(sphere.normal, sphere.center)
-    to_L, to_R = np.empty(hQ.size, bool), np.empty(hQ.size, bool)
+    to_L, to_R = (np.empty(hQ.size, bool), np.empty(hQ.size, bool)) if into is None else into
     kernels.compiled().sphere_linear_verdicts(np.ascontiguousarray(hQ, float), np.ascontiguousarray(hP, float),
                                    np.ascontiguousarray(h_norm, float), float(sphere.radius), PP, PQ,
-                                   problem.gamma, linear, to_L, to_R)
+                                   problem.gamma, linear, into is not None, to_L, to_R)
     return to_L, to_R
 
 

@@ -129,7 +129,8 @@ def test_row_bounds_refuse_triplets_not_in_anchor_rows(problem):
 @pytest.mark.parametrize("bound", [*DYNAMIC_BOUNDS, "rrpb"])
 def test_rule_kernel_gives_the_numpy_verdicts(problem, naive, bound, rule, monkeypatch):
     """Every bound × rule at several points of the path, with a supporting normal for the linear rule where
-    the bound has none: the compiled sphere/linear pass and the numpy rules return identical masks."""
+    the bound has none: the compiled sphere/linear pass and the numpy rules return identical masks; given masks
+    an earlier bound filled (``into``), both decide exactly the triplets those leave and add to them."""
     rp = ReducedProblem.unscreened(problem)
     idx = np.arange(problem.n_triplets)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
@@ -143,10 +144,17 @@ def test_rule_kernel_gives_the_numpy_verdicts(problem, naive, bound, rule, monke
             sphere = dynamic_sphere(bound, rp, ev, lam, rp.gap(ev, lam))
         if sphere.normal is None:
             sphere = replace(sphere, normal=problem.supporting_normal(sphere.center - 0.1 * np.eye(problem.dim)))
+        earlier = np.random.default_rng(s).integers(0, 3, idx.size)  # 0: undecided, 1: in L̂, 2: in R̂
         verdicts = {}
         for on in (True, False):
             with_kernels(monkeypatch, on)
             verdicts[on] = screen(problem, sphere, idx, rule)
+            into = (earlier == 1, earlier == 2)
+            added = screen(problem, sphere, idx, rule, into=into)
+            assert added[0] is into[0] and added[1] is into[1]
+            undecided = earlier == 0
+            assert np.array_equal(added[0], (earlier == 1) | (undecided & verdicts[on][0]))
+            assert np.array_equal(added[1], (earlier == 2) | (undecided & verdicts[on][1]))
         assert np.array_equal(verdicts[True][0], verdicts[False][0])
         assert np.array_equal(verdicts[True][1], verdicts[False][1])
         screened += int(verdicts[True][0].sum() + verdicts[True][1].sum())

@@ -164,7 +164,7 @@ def test_sample_form_path_screening_is_safe(small, naive_paths, bounds, monkeypa
     the screened path is safe against the pair-table form's naive path on the same triplets."""
     monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", 0.0)
     problem = tiny("iris", 6)
-    assert problem.everything.sample_form is not None
+    assert problem.everything.uses_samples
     tol = 1e-8
     res = regularization_path(problem, bounds=bounds, rho=RHO, tol=tol, max_iter=50_000, keep_masks=True,
                               analysis=False, range_screening="rrpb" in bounds)

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from solvers.core import InputError
+from solvers.metric import kernels
 from solvers.metric.problem import make_triplet_problem
 from solvers.metric.triplets import build_triplets, count_triplets, scale_to_unit_box
 from tests.metric.conftest import explicit_H, random_psd
@@ -156,9 +157,12 @@ def sample_form_problem():
     return make_triplet_problem(X, np.arange(60) % 3, k=6, scale=False), rng
 
 
-def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "numpy"])
+def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch, compiled):
     """Σ w u uᵀ = Xᵀ Eᵀ (w∘U) and u_pᵀ M u_p from M's eigenvectors agree with the pair-table products, for a
-    reduced-rank PSD M (as the projection gives), an indefinite symmetric M (GB's centre) and M = 0."""
+    reduced-rank PSD M (as the projection gives), an indefinite symmetric M (GB's centre) and M = 0; the compiled
+    kernels (from the pairs' ends, no E) and numpy's E alike."""
+    monkeypatch.setattr(kernels, "USE_NUMBA", compiled)
     p, rng = sample_form_problem
     d = p.dim
     V = np.linalg.qr(rng.standard_normal((d, d)))[0]
@@ -171,7 +175,7 @@ def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
         monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", gain)
         p.__dict__.pop("everything", None)
         sub = p.subset(idx)
-        assert (sub.sample_form is not None) == (gain == 0.0)
+        assert sub.uses_samples == (gain == 0.0)
         results[gain] = ([p.margins(M) for M in (low_rank, indefinite, p.zeros())] + [sub.margins(low_rank)],
                          [sub.combine(w), sub.part(w > 0.5).combine(None)])
         nan_M = low_rank.copy()
@@ -184,10 +188,12 @@ def test_sample_form_equals_pair_table_form(sample_form_problem, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.abs(b).max())
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "numpy"])
 @pytest.mark.parametrize("gain", [0.0, np.inf])  # 0: the gathered pairs through the samples; inf: their table rows
-def test_margins_over_few_triplets_compute_only_their_pairs(sample_form_problem, monkeypatch, gain):
+def test_margins_over_few_triplets_compute_only_their_pairs(sample_form_problem, monkeypatch, gain, compiled):
     """The margins of a few triplets (the ledger's candidates) from their own pairs only equal the all-pairs
     margins, in either form, for a low-rank PSD, an indefinite and a zero M; a non-finite M gives NaN, not an error."""
+    monkeypatch.setattr(kernels, "USE_NUMBA", compiled)
     p, rng = sample_form_problem
     monkeypatch.setattr("solvers.metric.problem._SAMPLE_FORM_GAIN", gain)
     monkeypatch.setattr("solvers.metric.problem._GATHER_SHARE", 1.0)  # the gathered branch whatever the share
@@ -210,4 +216,4 @@ def test_cost_rule_keeps_pair_table_where_it_is_cheaper():
     rng = np.random.default_rng(9)
     few = make_triplet_problem(rng.standard_normal((60, 12)), np.arange(60) % 3, k=1, scale=False)
     small_d = make_triplet_problem(rng.standard_normal((40, 3)), np.arange(40) % 2, k=None, scale=False)
-    assert few.everything.sample_form is None and small_d.everything.sample_form is None
+    assert not few.everything.uses_samples and not small_d.everything.uses_samples
