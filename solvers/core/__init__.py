@@ -13,6 +13,7 @@ from .prox import (
     project_capped_simplex,
     project_capped_simplex_bisection,
     project_psd,
+    psd_part,
     singular_value_threshold,
 )
 from .result import STATUSES, Callback, HistoryRecorder, Result, relative_change
@@ -33,7 +34,7 @@ __all__ = [
     "Param", "add_cli_flags", "cli_values", "merge_specs", "params_from_cli", "params_markdown", "plain_symbol",
     "validate_params",
     "fista_momentum", "fista_next_t", "hard_threshold", "project_box", "project_capped_simplex",
-    "project_capped_simplex_bisection", "project_psd", "singular_value_threshold",
+    "project_capped_simplex_bisection", "project_psd", "psd_part", "singular_value_threshold",
     "STATUSES", "Callback", "HistoryRecorder", "Result", "relative_change",
     "as_pm_one", "check_array", "check_finite", "check_labels", "check_memory", "check_same_length",
     "format_bytes", "memory_budget",

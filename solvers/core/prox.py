@@ -155,14 +155,20 @@ def project_capped_simplex_bisection(x: np.ndarray, h: float, tol: float = 1e-13
 
 def project_psd(A: np.ndarray) -> np.ndarray:
     """Projection of a symmetric matrix onto the PSD cone: clip the eigenvalues at 0."""
+    return psd_part(A)[0]
+
+
+def psd_part(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A_+, μ, V): the projection of ``project_psd`` with the positive eigenvalues μ and their eigenvectors V
+    it was built from, A_+ = V diag(μ) Vᵀ (for a caller that needs A_+'s spectrum next)."""
     A = np.asarray(A, dtype=float)
     S = 0.5 * (A + A.T)
     vals, vecs = np.linalg.eigh(S)
     keep = vals > 0
     if keep.all():
-        return S
-    V = vecs[:, keep]
-    return (V * vals[keep]) @ V.T
+        return S, vals, vecs
+    V, mu = vecs[:, keep], vals[keep]
+    return (V * mu) @ V.T, mu, V
 
 
 def singular_value_threshold(W: np.ndarray, tau: float) -> tuple[np.ndarray, int]:

@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from ..core import InputError, check_array, check_labels, check_memory, check_same_length, project_psd
+from ..core import InputError, check_array, check_labels, check_memory, check_same_length, psd_part
 from . import kernels
 from .device import TorchPairs, resolve_device
 from .triplets import Triplets, build_triplets, scale_to_unit_box
@@ -85,10 +85,9 @@ def _samples_are_cheaper(n_pairs: int, n: int, d: int) -> bool:
     return n_pairs * d * d >= _SAMPLE_FORM_GAIN * (n * d * d + _SPARSE_FLOP * n_pairs * d)
 
 
-def _spectrum(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(μ, V) with M = V diag(μ) Vᵀ, the eigenpairs with μ_k ≠ 0 only (the sample form's pair values)."""
-    mu, V = np.linalg.eigh(M)
-    keep = np.abs(mu) > _RANK_TOL * max(float(np.abs(mu).max()), np.finfo(float).tiny)
+def _nonzero_eigenpairs(mu: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenpairs with |μ_k| above _RANK_TOL of the largest (the sample form's pair values)."""
+    keep = np.abs(mu) > _RANK_TOL * max(float(np.abs(mu).max(initial=0.0)), np.finfo(float).tiny)
     return mu[keep], V[:, keep]
 
 
@@ -107,6 +106,9 @@ class TripletProblem:
     device: str = "numpy"  # "numpy", or a torch device for the pair/triplet arithmetic and eigh (device.py)
     U: np.ndarray = field(init=False, repr=False)  # pair features: u_p (full) or u_p∘u_p (diagonal)
     h_norm: np.ndarray = field(init=False, repr=False)  # ‖H_t‖_F (or ‖h_t‖₂)
+    #: (A_+, μ, V) of the last PSD projection (numpy, full M): the solver evaluates each projected iterate next,
+    #: and its pair values through the samples need that spectrum (``spectrum``)
+    _projected: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=float)  # the compiled kernels read rows of X (one layout)
@@ -153,7 +155,28 @@ class TripletProblem:
         return plus, A - plus
 
     def _project_psd(self, A: np.ndarray) -> np.ndarray:
-        return project_psd(A) if self.torch is None else self.torch.project_psd(A)
+        if self.torch is not None:
+            return self.torch.project_psd(A)
+        self._projected = psd_part(A)
+        return self._projected[0]
+
+    def spectrum(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(μ, V) with M = V diag(μ) Vᵀ, the eigenpairs with μ_k ≠ 0 only (the sample form's pair values): the
+        last projection's when M is that projection (the solver's new iterate), else an eigendecomposition."""
+        last = self._projected
+        return _nonzero_eigenpairs(*(last[1:] if last is not None and last[0] is M else np.linalg.eigh(M)))
+
+    def positive_part_norm_sq(self, A: np.ndarray) -> float:
+        """‖[A]_+‖²_F from A's eigenvalues alone (no eigenvectors; entries for diagonal M)."""
+        if self.diagonal:
+            plus = np.maximum(A, 0.0)
+            return float(plus @ plus)
+        if self.torch is not None:
+            plus = self.torch.project_psd(A)
+            return inner(plus, plus)
+        vals = np.linalg.eigvalsh(0.5 * (A + A.T))
+        vals = vals[vals > 0]
+        return float(vals @ vals)
 
     def supporting_normal(self, A: np.ndarray) -> np.ndarray:
         """P = −A_- = [−A]_+, built as a PSD matrix so that ⟨P, X⟩ ≥ 0 for every X ⪰ O holds exactly (Fig. 2).
@@ -218,7 +241,7 @@ class TripletProblem:
         (``sample_pair_values``), by the flop rule (``_samples_are_cheaper``)."""
         if self.diagonal or not _samples_are_cheaper(rows.size, self.X.shape[0], self.dim):
             return self.pair_values(M, self.U[rows])
-        return self.sample_pair_values(*_spectrum(M), rows)
+        return self.sample_pair_values(*self.spectrum(M), rows)
 
     def sample_pair_values(self, mu: np.ndarray, V: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p = Σ_k μ_k ((X V)_a − (X V)_b)_k² for the pairs p = (a, b) of ``rows``, M = V diag(μ) Vᵀ:
@@ -367,7 +390,7 @@ class TripletSubset:
         """u_pᵀ M u_p for this subset's pairs (numpy, pairs backend), in the cheaper of the two forms."""
         if not self.uses_samples or not np.isfinite(M).all():  # a diverged iterate: NaN margins, not a LinAlgError
             return self.problem.pair_values(M, self.pair_table)
-        mu, V = _spectrum(M)
+        mu, V = self.problem.spectrum(M)
         if kernels.USE_NUMBA:
             return self.problem.sample_pair_values(mu, V, self.pair_rows)
         D = self.sample_form[0] @ (self.problem.X @ V)  # rows: V_kᵀ u_p
@@ -547,10 +570,9 @@ class ReducedProblem:
     def dual(self, ev: Evaluation, lam: float) -> float:
         """D̃_λ(α) = −(γ/2)(‖α_A‖² + |L̂|) + 1ᵀα_A + |L̂| − (1/(2λ))‖[S]_+‖² with α = α(M) (digest §1.5, ambiguity 19)."""
         gamma = self.problem.gamma
-        S_plus, _ = self.problem.psd_split(ev.S)
         a = ev.alpha
         return (-0.5 * gamma * (float(a @ a) + self.n_L) + float(a.sum()) + self.n_L
-                - inner(S_plus, S_plus) / (2.0 * lam))
+                - self.problem.positive_part_norm_sq(ev.S) / (2.0 * lam))
 
     def gap(self, ev: Evaluation, lam: float) -> float:
         """Absolute duality gap P̃(M) − D̃(α(M)) ≥ 0."""

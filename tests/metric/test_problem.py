@@ -136,3 +136,39 @@ def test_hinge_loss_runs_and_gap_is_nonnegative():
     res = metric.solve(p, "pg", tol=1e-6, max_iter=300, lam=lam, bounds="pgb")
     assert (res.history["abs_gap"] >= 0).all()
     assert res.status in ("converged", "max_iter")
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_positive_part_norm_from_eigenvalues_equals_the_projections_norm(diagonal):
+    """The dual's ‖[S]_+‖²_F from S's eigenvalues alone equals the norm of the projection itself, for an
+    indefinite, a PSD and a negative definite S."""
+    problem = tiny("iris", 6, diagonal=diagonal)
+    rng = np.random.default_rng(3)
+    d = problem.dim
+    for S in ((rng.standard_normal(d) if diagonal else random_psd(d, rng) - random_psd(d, rng)),
+              (rng.random(d) if diagonal else random_psd(d, rng)),
+              (-rng.random(d) - 0.1 if diagonal else -random_psd(d, rng) - 0.1 * np.eye(d))):
+        plus, _ = problem.psd_split(S)
+        want = float(np.vdot(plus, plus))
+        assert abs(problem.positive_part_norm_sq(S) - want) <= 1e-12 * max(float(np.vdot(S, S)), 1.0)
+
+
+def test_spectrum_of_the_last_projection_is_reused_and_correct(monkeypatch):
+    """``spectrum`` of the array the last projection returned is that projection's eigenpairs (no new
+    eigendecomposition), of any other array a fresh one: both rebuild their matrix."""
+    problem = tiny("iris", 6)
+    rng = np.random.default_rng(4)
+    d = problem.dim
+    A = random_psd(d, rng) - random_psd(d, rng)
+    plus, _ = problem.psd_split(A)
+    calls = []
+    eigh = np.linalg.eigh
+    monkeypatch.setattr(np.linalg, "eigh", lambda M: calls.append(1) or eigh(M))
+    mu, V = problem.spectrum(plus)
+    assert not calls
+    mu2, V2 = problem.spectrum(plus.copy())
+    assert calls
+    monkeypatch.undo()
+    for m, W in ((mu, V), (mu2, V2)):
+        np.testing.assert_allclose((W * m) @ W.T, plus, atol=1e-12 * np.abs(plus).max())
+    assert 0 < mu.size < d  # the projection of an indefinite matrix drops its negative eigenvalues
