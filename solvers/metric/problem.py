@@ -29,10 +29,15 @@ _CHUNK = 4_000_000  # floats per temporary block when computing per-triplet norm
 #: A subset keeps its parent's pair table while the pair work per evaluation is at most this many flops per
 #: triplet (an evaluation does about this much elementwise work per triplet); beyond it, pairs are renumbered.
 _PAIR_WORK_PER_TRIPLET = 8
-#: The sample form of the pair arithmetic (``TripletSubset.sample_form``) is used when the dense form's P·d² flops
-#: exceed this many times its own n·d² + _SPARSE_FLOP·P·d (a sparse or gathered flop costs several BLAS flops).
-_SAMPLE_FORM_GAIN = 2.0
-_SPARSE_FLOP = 4
+#: The sample form of the pair arithmetic (``TripletSubset.sample_form``) is used where the pair table's P·d² flops
+#: exceed _SAMPLE_FORM_GAIN times its own fixed·n·d² + _SPARSE_FLOP·P·d, fixed = _SAMPLE_FIXED[compiled]: a pair's
+#: gathered or scattered flop costs several BLAS flops, and numpy's form (through E) pays its n·d² part twice.
+#: Measured crossovers with the compiled kernels (margins and Σ αH of a random subset, full M): phishing (n = 9,950,
+#: d = 68) ≈ 12,000 pairs, a9a*1 (29,305, 16) ≈ 70,000, pendigits (2,000, 16) ≈ 3,500; the rule gives 11,300,
+#: 58,600 and 4,000.
+_SAMPLE_FORM_GAIN = 1.0
+_SPARSE_FLOP = 8
+_SAMPLE_FIXED = {True: 1.0, False: 2.0}
 #: Eigenvalues of M below this fraction of the largest (in modulus) are dropped in the sample form's pair values:
 #: rounding of the PSD projection's zero eigenvalues, whose terms are below the dense form's own rounding.
 _RANK_TOL = 1e-13
@@ -81,8 +86,9 @@ def margin_partition(x: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarra
 
 def _samples_are_cheaper(n_pairs: int, n: int, d: int) -> bool:
     """The flop rule between the two forms of the pair products over ``n_pairs`` pairs (full M): the pair table's
-    n_pairs·d² against the sample form's n·d² + _SPARSE_FLOP·n_pairs·d, with a margin of _SAMPLE_FORM_GAIN."""
-    return n_pairs * d * d >= _SAMPLE_FORM_GAIN * (n * d * d + _SPARSE_FLOP * n_pairs * d)
+    n_pairs·d² against the sample form's fixed·n·d² + _SPARSE_FLOP·n_pairs·d (compiled kernels or numpy's E)."""
+    fixed = _SAMPLE_FIXED[kernels.USE_NUMBA]
+    return n_pairs * d * d >= _SAMPLE_FORM_GAIN * (fixed * n * d * d + _SPARSE_FLOP * n_pairs * d)
 
 
 def _nonzero_eigenpairs(mu: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
