@@ -227,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         rows.extend(run_dataset(name, args))
     print(protocol(args))
-    print(f"numba screening kernels compiled or loaded in {compile_seconds:.2f} CPU s before the timings "
-          f"({'on' if kernels.USE_NUMBA else 'off'}; not included in any time below)")
+    print(f"numba kernels (screening, pair products) compiled or loaded in {compile_seconds:.2f} CPU s before the "
+          f"timings ({'on' if kernels.USE_NUMBA else 'off'}; not included in any time below)")
     print(format_table(rows))
     publish("metric", f"table{args.table}", f"Table {args.table}: whole λ-path time, naive vs safe screening "
             f"({protocol(args)})", pd.DataFrame(rows).reindex(columns=RECORD_COLUMNS), clock=args.clock)
@@ -299,7 +299,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                         help="wall: seconds waited; cpu: this process's CPU seconds (use on a loaded machine, with "
                              "OMP_NUM_THREADS=1)")
     parser.add_argument("--kernels", choices=("numba", "numpy"), default="numba",
-                        help="screening's per-triplet passes compiled (numba, default) or in numpy (the reference)")
+                        help="screening's per-triplet passes and the solver's pair products compiled (numba, default) "
+                             "or in numpy (the reference)")
     parser.add_argument("--profile-screening", action="store_true",
                         help="instead of the table: each screened row's screening split into parts beside its floor "
                              "(the least work its rule must do per λ), one path per row, CPU seconds")
