@@ -54,12 +54,13 @@ def _grid_head(lam: float, rho: float) -> np.ndarray:
     return head
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")  # three call sites: inlined in each
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")  # inlined in the candidates' loop
 def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale, head):
     """(grid steps covered, is an L* range) of the RRPB range of Thm 4.1 for margin h = ⟨H, M0⟩ and ν = ‖H‖
     (``ranges.range_steps`` for one triplet: same operations, same order); (0, False) for an empty range.
 
-    Written without data-dependent branches in the common case (measured: 25 % off the ledger's step on wine, 14 % on segment):
+    Written without data-dependent branches in the common case (measured: 25 % off the ledger's step on wine,
+    14 % on segment):
     the range end is computed for every triplet and an empty range selects 0; the count of grid points above it
     compares the first ``head`` points (``_grid_head``) at once, which is the walk's count since the grid
     decreases, and walks on (``_steps_covered``) only for a longer range or one that reaches λ = 0. A zero
@@ -83,109 +84,261 @@ def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale, head):
     return (count if ok else 0), on_L
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, lam0, lam, gamma, rho,
-                w, candidates, margins, row_start, anchor_row, sigma, row_min_steps):
-    """One pass over T for the RRPB range ledger at step ``t`` (``ranges.RangeLedger.step``).
+#: Columns of a ledger record (``ranges.RangeLedger``): the triplet, its two pairs, and its side (1: L̂).
+IDX, DIFF, SAME, SIDE = 0, 1, 2, 3
 
-    A triplet is a candidate when ``release[c] ≤ t`` (never screened, left unscreened, or its range ends now).
-    Ranges ending now (``release == t``) leave L̂/R̂: w_p gets −H_t's pair weights for an L range. With
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def ledger_scan(release, side_L, t, diff, same, q, h_norm, apply_rule, m, eps, lam0, lam, gamma, rho, w, candidates,
+                margins):
+    """The RRPB range ledger's step ``t`` as one pass over T (``ranges.RangeLedger``), for when its candidates are
+    many: a triplet is a candidate when ``release[c] ≤ t`` (never screened, left unscreened, or its range ends
+    now). Ranges ending now (``release == t``) leave L̂/R̂: w_p gets −H_t's pair weights for an L range. With
     ``apply_rule`` each candidate gets the range of Thm 4.1 from (M0 = q's matrix, λ0, ε) (``range_steps``):
     covered steps > 0 ⇒ ``release = t + steps``, ``side_L`` set, and +H_t's weights into w for L; the others
     are written, in order, to ``candidates`` with their margin ⟨H_t, M0⟩ in ``margins``.
-
-    The triplets come in rows ``row_start[r]:row_start[r + 1]`` of one anchor i and one same-class j; every row
-    of an anchor has the diff pairs of the anchor's first row ``anchor_row[r]`` in the same order (as
-    ``build_triplets`` makes them). A row whose worst case (``ranges.row_bounds``) has a range of at least
-    ``row_min_steps`` steps gives that range to all its candidates without per-triplet work (the block test,
-    proven safe in ``ranges.row_bounds``); ``sigma`` holds ‖u_p u_pᵀ‖²_F (diagonal: ‖u_p∘u_p‖²) per pair.
-    Returns (#candidates left, #entering L̂, #entering R̂, #leaving L̂, #leaving R̂, #decided by rows).
-    """
-    n_left = in_L = in_R = out_L = out_R = by_rows = 0
+    Returns (#candidates examined, #left, #entering L̂, #entering R̂, #leaving L̂, #leaving R̂)."""
+    n_examined = n_left = in_L = in_R = out_L = out_R = 0
     limit_L = 1.0 - gamma
     slack_scale = math.exp(-_STEP_SLACK * math.log(rho))
-    head = _grid_head(lam, rho)
-    q_min = q_max = s_max = 0.0
-    for r in range(row_start.size - 1):
-        first, stop = row_start[r], row_start[r + 1]
-        row_steps, row_L = 0, False
-        if apply_rule and row_min_steps > 0:
-            if anchor_row[r] == r:  # the anchor's diff pairs: their smallest and largest q, largest σ
-                q_min, q_max, s_max = np.inf, -np.inf, 0.0
-                for c in range(first, stop):
-                    v = q[diff[c]]
-                    q_min = min(q_min, v)
-                    q_max = max(q_max, v)
-                    s_max = max(s_max, sigma[diff[c]])
-            q_same = q[same[first]]
-            nu_up = math.sqrt(s_max + sigma[same[first]]) * (1.0 + 1e-12)
-            row_steps, row_L = _range(q_min - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale, head)
-            if row_L or row_steps < row_min_steps:  # the lower margin bound decides only the R side
-                row_steps, row_L = _range(q_max - q_same, nu_up, m, eps, lam0, lam, limit_L, rho, slack_scale, head)
-                if not row_L or row_steps < row_min_steps:  # the upper bound decides only the L side
-                    row_steps = 0
-        for c in range(first, stop):
-            rel = release[c]
-            if rel > t:
-                continue
-            h = 0.0
-            if rel == t:
-                if side_L[c]:
-                    w[diff[c]] -= 1.0
-                    w[same[c]] += 1.0
-                    out_L += 1
-                else:
-                    out_R += 1
-            if apply_rule:
-                if row_steps > 0:
-                    steps, on_L = row_steps, row_L
-                    by_rows += 1
-                else:
-                    h = q[diff[c]] - q[same[c]]
-                    steps, on_L = _range(h, h_norm[c], m, eps, lam0, lam, limit_L, rho, slack_scale, head)
-                # written and counted without a branch on the verdict, which follows no pattern: a triplet left
-                # unscreened keeps its release step and is written at position n_left (≤ c) of the outputs
-                screened = steps > 0
-                release[c] = t + steps if screened else rel
-                if screened:
-                    side_L[c] = on_L
-                    if on_L:
-                        w[diff[c]] += 1.0
-                        w[same[c]] -= 1.0
-                in_L += screened and on_L
-                in_R += screened and not on_L
-                margins[n_left] = h
-                candidates[n_left] = c
-                n_left += not screened
-                continue
+    grid = _grid_head(lam, rho)
+    for c in range(release.size):
+        rel = release[c]
+        if rel > t:
+            continue
+        n_examined += 1
+        h = 0.0
+        if rel == t:
+            if side_L[c]:
+                w[diff[c]] -= 1.0
+                w[same[c]] += 1.0
+                out_L += 1
+            else:
+                out_R += 1
+        if apply_rule:
+            h = q[diff[c]] - q[same[c]]
+            steps, on_L = _range(h, h_norm[c], m, eps, lam0, lam, limit_L, rho, slack_scale, grid)
+            # written and counted without a branch on the verdict, which follows no pattern: a triplet left
+            # unscreened keeps its release step and is written at position n_left (≤ c) of the outputs
+            screened = steps > 0
+            release[c] = t + steps if screened else rel
+            if screened:
+                side_L[c] = on_L
+                if on_L:
+                    w[diff[c]] += 1.0
+                    w[same[c]] -= 1.0
+            in_L += screened and on_L
+            in_R += screened and not on_L
+            margins[n_left] = h
             candidates[n_left] = c
-            n_left += 1
-    return n_left, in_L, in_R, out_L, out_R, by_rows
+            n_left += not screened
+            continue
+        candidates[n_left] = c
+        n_left += 1
+    return n_examined, n_left, in_L, in_R, out_L, out_R
 
 
 @numba.njit(cache=True, nogil=True)
-def floor_margins(release, t, diff, same, q, out):
-    """The least work of the ledger's step at ``t`` (``screening_profile``): the margin q_diff − q_same of every
-    candidate (``release ≤ t``), written in order to ``out``; returns their count."""
+def fill_buckets(release, side_L, diff, same, h_norm, t, pool, pool_nu, head, tail, sizes, next_chunk, fill, free,
+                 n_free):
+    """Every triplet whose range covers step ``t`` and ends by step ``head.size − 1`` into the bucket of its end
+    step (``ledger_step``'s buckets, empty before), as a record: the ledger moving from ``ledger_scan`` to buckets."""
     n = 0
     for c in range(release.size):
-        if release[c] <= t:
-            out[n] = q[diff[c]] - q[same[c]]
+        n += t < release[c] < head.size
+    box, box_nu, box_end = np.empty((n, 4), np.int32), np.empty(n), np.empty(n, np.int32)
+    n = 0
+    for c in range(release.size):
+        if t < release[c] < head.size:
+            box[n, IDX], box[n, DIFF], box[n, SAME], box[n, SIDE] = c, diff[c], same[c], side_L[c]
+            box_nu[n], box_end[n] = h_norm[c], release[c]
+            n += 1
+    _append_all(box, box_nu, box_end, n, pool, pool_nu, head, tail, sizes, next_chunk, fill, free, n_free)
+
+
+@numba.njit(cache=True, nogil=True)
+def _append_all(box, box_nu, box_end, n_box, pool, pool_nu, head, tail, sizes, next_chunk, fill, free, n_free):
+    """The first ``n_box`` records of ``box`` (``box_nu``) at the end of the buckets of their steps ``box_end``
+    (``ledger_step``'s buckets), in order."""
+    size = pool.shape[0] // next_chunk.size  # records per chunk
+    for s in range(n_box):
+        end = box_end[s]
+        last = tail[end]
+        if last < 0 or fill[last] == size:
+            if n_free[0] == 0:
+                raise RuntimeError("the range ledger ran out of bucket chunks")
+            n_free[0] -= 1
+            new = free[n_free[0]]
+            next_chunk[new], fill[new] = -1, 0
+            if last < 0:
+                head[end] = new
+            else:
+                next_chunk[last] = new
+            tail[end] = last = new
+        r = last * size + fill[last]
+        for col in range(4):
+            pool[r, col] = box[s, col]
+        pool_nu[r] = box_nu[s]
+        fill[last] += 1
+        sizes[end] += 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mark(records, s, used):
+    """Marks the two pairs of record ``s``; how many were not marked yet."""
+    n = 0
+    for p in (records[s, DIFF], records[s, SAME]):
+        if not used[p]:
+            used[p] = True
             n += 1
     return n
 
 
 @numba.njit(cache=True, nogil=True)
-def candidate_pairs(release, t, diff, same, used):
-    """Marks in ``used`` the pairs of every triplet with ``release ≤ t`` (the ledger's candidates); their count."""
+def candidate_pairs(previous, t, pool, head, next_chunk, fill, used):
+    """Marks in ``used`` the pairs of the ledger's candidates at step ``t`` (``ledger_step``): the records
+    ``previous`` and those of step t's bucket; returns how many it marked."""
     count = 0
-    for c in range(release.size):
-        if release[c] <= t:
-            for p in (diff[c], same[c]):
-                if not used[p]:
-                    used[p] = True
-                    count += 1
+    for s in range(previous.shape[0]):
+        count += _mark(previous, s, used)
+    size = pool.shape[0] // next_chunk.size  # records per chunk
+    chunk = head[t]
+    while chunk >= 0:
+        for s in range(chunk * size, chunk * size + fill[chunk]):
+            count += _mark(pool, s, used)
+        chunk = next_chunk[chunk]
     return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _touch(diff, same, touched, seen, n):
+    """Lists the pairs ``diff`` and ``same`` in ``touched[n:]`` unless ``seen``; the new count."""
+    for p in (diff, same):
+        if not seen[p]:
+            seen[p] = True
+            touched[n] = p
+            n += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_tail(left, left_nu, margins, split, n):
+    """``left[:split]`` and ``left[split:n]`` (with ``left_nu``, ``margins``) each in T's order after sorting the
+    second: merged in place from the back into T's order (only the records after the first insertion move)."""
+    order = np.argsort(left[split:n, IDX]) + split
+    k = order.size
+    tail_rec = np.empty((k, 4), left.dtype)
+    tail_nu, tail_margin = np.empty(k), np.empty(k)
+    for j in range(k):
+        for col in range(4):
+            tail_rec[j, col] = left[order[j], col]
+        tail_nu[j], tail_margin[j] = left_nu[order[j]], margins[order[j]]
+    i, j, out = split - 1, k - 1, n - 1
+    while j >= 0:
+        if i >= 0 and left[i, IDX] > tail_rec[j, IDX]:
+            for col in range(4):
+                left[out, col] = left[i, col]
+            left_nu[out], margins[out] = left_nu[i], margins[i]
+            i -= 1
+        else:
+            for col in range(4):
+                left[out, col] = tail_rec[j, col]
+            left_nu[out], margins[out] = tail_nu[j], tail_margin[j]
+            j -= 1
+        out -= 1
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def ledger_step(t, previous, previous_nu, q, apply_rule, m, eps, lam0, lam, gamma, rho, w, touched, seen, release,
+                side_L, left, left_nu, margins, pool, pool_nu, head, tail, sizes, next_chunk, fill, free, n_free):
+    """The RRPB range ledger's step ``t`` (``ranges.RangeLedger``) over its candidates only, held as records
+    (triplet, diff pair, same pair, side; ``*_nu``: ‖H_t‖_F): the last step's candidates ``previous`` (in T's
+    order), then the records of step t's bucket, whose ranges end now: they leave L̂/R̂ (w_p gets −H_t's pair
+    weights for an L range) and their chunks go back to the free ones. Every pair whose weight it changes is
+    listed once in ``touched`` (room for two per candidate) and marked in ``seen``, which the caller clears.
+
+    A bucket (one per step up to ``head.size − 1``) is a list of chunks of records in ``pool``/``pool_nu``,
+    from ``head`` to ``tail`` through ``next_chunk``, ``fill`` records in each, ``sizes`` records in all; unused
+    chunks are the stack ``free[:n_free[0]]``. With ``apply_rule`` each candidate gets the range of Thm 4.1
+    from (M0 = q's matrix, λ0, ε) (``ranges.range_steps``): covered steps > 0 ⇒ ``release = t + steps`` and
+    ``side_L`` (over T), +H_t's pair weights into w for an L range, and the record goes to the bucket of step
+    t + steps (if there is one; all together after the pass, ``_append_all``); the others go into ``left``, in
+    T's order, with their margin ⟨H_t, M0⟩ in ``margins``. Without it every candidate is left. Records are read
+    and written in order; only q and w are read and written at random (a pair's value and weight).
+    Returns (#left, #entering L̂, #entering R̂, #leaving L̂, #leaving R̂, #touched)."""
+    n_left = in_L = in_R = out_L = out_R = n_touched = n_box = 0
+    limit_L = 1.0 - gamma
+    slack_scale = math.exp(-_STEP_SLACK * math.log(rho))
+    grid = _grid_head(lam, rho)
+    size = pool.shape[0] // next_chunk.size  # records per chunk
+    n = previous.shape[0] + sizes[t]
+    box, box_nu, box_end = np.empty((n, 4), np.int32), np.empty(n), np.empty(n, np.int32)  # the screened, in order
+    records, nus = previous, previous_nu
+    s, stop = 0, previous.shape[0]
+    chunk, following = -1, head[t]  # chunk −1: reading ``previous``
+    head[t], tail[t], sizes[t] = -1, -1, 0
+    split = 0  # ``left[:split]`` came from ``previous``
+    while True:
+        if s == stop:
+            if chunk >= 0:  # read: free (no record is written to bucket t at step t)
+                free[n_free[0]] = chunk
+                n_free[0] += 1
+            else:
+                split = n_left
+            if following < 0:
+                break
+            chunk, following = following, next_chunk[following]
+            records, nus = pool, pool_nu
+            s, stop = chunk * size, chunk * size + fill[chunk]
+            continue
+        diff, same = records[s, DIFF], records[s, SAME]
+        if chunk >= 0:
+            if records[s, SIDE]:
+                w[diff] -= 1.0
+                w[same] += 1.0
+                n_touched = _touch(diff, same, touched, seen, n_touched)
+                out_L += 1
+            else:
+                out_R += 1
+        h, steps, on_L = 0.0, 0, False
+        if apply_rule:
+            h = q[diff] - q[same]
+            steps, on_L = _range(h, nus[s], m, eps, lam0, lam, limit_L, rho, slack_scale, grid)
+        c = records[s, IDX]
+        if steps == 0:
+            left[n_left, IDX], left[n_left, DIFF], left[n_left, SAME], left[n_left, SIDE] = c, diff, same, 0
+            left_nu[n_left] = nus[s]
+            margins[n_left] = h
+            n_left += 1
+        else:
+            end = t + steps
+            release[c] = end
+            side_L[c] = on_L
+            if on_L:
+                w[diff] += 1.0
+                w[same] -= 1.0
+                n_touched = _touch(diff, same, touched, seen, n_touched)
+                in_L += 1
+            else:
+                in_R += 1
+            if end < head.size:
+                box[n_box, IDX], box[n_box, DIFF], box[n_box, SAME], box[n_box, SIDE] = c, diff, same, on_L
+                box_nu[n_box], box_end[n_box] = nus[s], end
+                n_box += 1
+        s += 1
+    if n_left > split:
+        _merge_tail(left, left_nu, margins, split, n_left)
+    _append_all(box, box_nu, box_end, n_box, pool, pool_nu, head, tail, sizes, next_chunk, fill, free, n_free)
+    return n_left, in_L, in_R, out_L, out_R, n_touched
+
+
+@numba.njit(cache=True, nogil=True)
+def floor_margins(candidates, diff, same, q, out):
+    """The least work of the ledger's step (``screening_profile``): the margin q_diff − q_same of each of the
+    ``candidates``, in order, into ``out``."""
+    for s in range(candidates.size):
+        c = candidates[s]
+        out[s] = q[diff[c]] - q[same[c]]
 
 
 @numba.njit(cache=True, nogil=True)

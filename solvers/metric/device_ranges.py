@@ -19,7 +19,10 @@ from .ranges import _FOREVER, _STEP_SLACK, RangeLedger
 class TorchRangeLedger(RangeLedger):
     """``RangeLedger`` whose per-triplet state and per-candidate arithmetic live on the problem's torch device."""
 
-    def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False) -> None:
+    def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False,
+                 last_step: int | None = None) -> None:
+        """``last_step`` is accepted for ``RangeLedger``'s signature: this ledger finds a step's ranges by a
+        comparison over T on the device, with no buckets to size."""
         tp = problem.torch
         torch = self.torch = tp.torch
         self.problem, self.rho, self.keep_masks = problem, rho, keep_masks

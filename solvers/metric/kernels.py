@@ -1,8 +1,8 @@
 """Compiled per-triplet and per-pair loops (numba), for the work numpy can only do in many passes over arrays.
 
 ``compiled()`` returns the module of numba kernels (``compiled_kernels.py``), imported on first use:
-- ``ledger_scan`` (with ``candidate_pairs``): the RRPB range ledger's step (Thm 3.10 turned into ranges of λ
-  by Thm 4.1, ``ranges.RangeLedger``);
+- ``ledger_scan``, ``fill_buckets``, ``ledger_step``, ``candidate_pairs``: the RRPB range ledger's step, over T or
+  over its candidates from buckets (Thm 3.10 turned into ranges of λ by Thm 4.1, ``ranges.RangeLedger``);
 - ``sphere_linear_verdicts``: the sphere rule (eq. (4)) and the linear rule (Thm 3.1), as ``rules.screen``;
 - ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
 - ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``;
@@ -26,6 +26,9 @@ import numpy as np
 
 #: The compiled kernels are used when True; False runs the numpy code they replace (tests compare the two).
 USE_NUMBA = True
+#: Records per chunk of the compiled range ledger's buckets (``compiled_kernels.ledger_step``): a bucket is a list
+#: of chunks, each read in order.
+LEDGER_CHUNK = 64
 
 _warm = False
 
@@ -44,12 +47,21 @@ def warm_up() -> float:
         return 0.0
     started = time.process_time()
     k = compiled()
-    release, side = np.zeros(3, np.int32), np.zeros(3, bool)
+    b = dict(pool=np.empty((4 * LEDGER_CHUNK, 4), np.int32), pool_nu=np.empty(4 * LEDGER_CHUNK),
+             head=np.full(9, -1, np.int32), tail=np.full(9, -1, np.int32), sizes=np.zeros(9, np.int64),
+             next_chunk=np.full(4, -1, np.int32), fill=np.zeros(4, np.int32), free=np.arange(4, dtype=np.int32),
+             n_free=np.array([4], np.int64))  # a chunk per bucket the two records below can reach
+    records, nu, w = np.array([[0, 0, 1, 0], [1, 1, 0, 1]], np.int32), np.ones(2), np.zeros(2)
+    k.fill_buckets(np.array([0, 2], np.int32), np.zeros(2, bool), records[:, 1].copy(), records[:, 2].copy(), nu, 1,
+                   **b)
+    k.candidate_pairs(records, 1, b["pool"], b["head"], b["next_chunk"], b["fill"], np.zeros(2, bool))
+    k.ledger_step(1, records, nu, np.array([0.5, 3.0]), True, 1.0, 0.0, 1.0, 0.9, 0.05, 0.9, w, np.empty(4, np.int32),
+                  np.zeros(2, bool), np.zeros(2, np.int32), np.zeros(2, bool), np.empty((2, 4), np.int32), np.empty(2),
+                  np.empty(2), **b)
     pair = np.array([0, 1, 0], np.int32), np.array([1, 0, 1], np.int32)
-    q, nu, w = np.array([0.5, 3.0]), np.ones(3), np.zeros(2)
-    k.ledger_scan(release, side, 1, *pair, q, nu, True, 1.0, 0.0, 1.0, 0.9, 0.05, 0.9, w, np.empty(3, np.int64),
-                  np.empty(3), np.array([0, 3], np.int64), np.zeros(1, np.int64), np.ones(2), 2)
-    k.candidate_pairs(release, 1, *pair, np.zeros(2, bool))
+    k.ledger_scan(np.zeros(3, np.int32), np.zeros(3, bool), 1, *pair, np.array([0.5, 3.0]), np.ones(3), True, 1.0,
+                  0.0, 1.0, 0.9, 0.05, 0.9, w, np.empty(3, np.int64), np.empty(3))
+    nu = np.ones(3)
     x = np.array([-1.0, 0.5, 3.0])
     k.sphere_linear_verdicts(x, x, nu, 0.1, 1.0, 0.5, 0.05, True, False, np.empty(3, bool), np.empty(3, bool))
     k.gather_renumber(np.array([0, 2], np.int64), np.arange(3, dtype=np.int64), *pair, 2, True)

@@ -133,7 +133,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     prev_loss = float(loss(problem.margins(M), gamma).sum())
     rows, histories, rounds, solutions, masks = [], [], [], [M], []
     ledger_type = RangeLedger if problem.torch is None else TorchRangeLedger
-    ledger = ledger_type(problem, rho, keep_masks) if "rrpb" in bounds or range_screening else None
+    ledger = ledger_type(problem, rho, keep_masks, max_steps) if "rrpb" in bounds or range_screening else None
     # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
     path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere")
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)

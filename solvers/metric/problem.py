@@ -45,6 +45,10 @@ _RANK_TOL = 1e-13
 #: (gathering their rows costs more per pair than the all-pairs products: on mnist*1 at 0.3 of the pairs about the
 #: same, 2.2 ms, at 0.1 a quarter).
 _GATHER_SHARE = 0.3
+#: With the compiled kernels, u_pᵀ M u_p alone over listed pairs (no Σ αH to follow: the ledger's candidates, the
+#: rules' margins) goes through the samples from this many pairs per sample on, without gathering rows of U.
+#: Measured crossovers (M of rank d/2, sorted rows): a9a*1 0.4 n, phishing 0.6 n, pendigits 0.75 n, segment 0.8 n.
+_PAIR_VALUES_PER_SAMPLE = 0.75
 #: λM* = [Σ_t α_t H_t]_+ with α ∈ [0, 1], so ‖M*‖ and ‖∇P/λ‖ are up to about Σ_t ‖H_t‖/λ; the spheres square
 #: such norms (r_GB² = ‖∇P‖²/(4λ²)), which overflows float64 once they pass √(1.8e308) ≈ 1.3e154.
 _MAX_SOLUTION_SCALE = 1e150
@@ -233,19 +237,32 @@ class TripletProblem:
 
     def pair_values_where(self, M: np.ndarray, used: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p in a table over all pairs that is valid where ``used`` (a mask over the pairs) is True:
-        only those are computed when they are at most _GATHER_SHARE of all pairs, else all of them."""
+        only those are computed when they are at most _GATHER_SHARE of all pairs or go through the compiled
+        sample form (which reads each pair's two ends where they are: a pair costs the same in a few or in all),
+        else all of them."""
         P = used.size
         rows = np.flatnonzero(used)
-        if rows.size > _GATHER_SHARE * P or not np.isfinite(M).all():
+        if not np.isfinite(M).all() or (rows.size > _GATHER_SHARE * P
+                                        and not (kernels.USE_NUMBA and self._by_samples(rows.size))):
             return self.everything.pair_values(M)
         q = np.empty(P)  # entries outside ``rows`` are never read
         q[rows] = self._gathered_pair_values(M, rows)
         return q
 
+    def _by_samples(self, n_pairs: int) -> bool:
+        """Whether u_pᵀ M u_p over ``n_pairs`` listed pairs goes through the samples (full M): compiled, from
+        _PAIR_VALUES_PER_SAMPLE pairs per sample on; numpy, by the flop rule (``_samples_are_cheaper``)."""
+        if self.diagonal:
+            return False
+        n = self.X.shape[0]
+        if kernels.USE_NUMBA:
+            return n_pairs >= _PAIR_VALUES_PER_SAMPLE * n
+        return _samples_are_cheaper(n_pairs, n, self.dim)
+
     def _gathered_pair_values(self, M: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p for the pairs ``rows``: the pair table's rows, or through the samples with M's eigenvectors
-        (``sample_pair_values``), by the flop rule (``_samples_are_cheaper``)."""
-        if self.diagonal or not _samples_are_cheaper(rows.size, self.X.shape[0], self.dim):
+        (``sample_pair_values``), as ``_by_samples`` says."""
+        if not self._by_samples(rows.size):
             return self.pair_values(M, self.U[rows])
         return self.sample_pair_values(*self.spectrum(M), rows)
 

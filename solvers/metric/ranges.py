@@ -6,8 +6,8 @@ screened by a range goes into the bucket of the step at which its range ends and
 until then. At each new λ_t only the *candidates* are examined with the fresh reference (M_{t−1}, λ_{t−1},
 ε_{t−1}): the triplets the previous λ left unscreened after its range screening, and those whose range has
 just ended. The screened set is a superset of what the RRPB sphere rule at λ_t alone gives (a triplet covered
-by an older range is safe at λ_t; every other triplet gets the fresh rule), and the work per λ is
-O(#candidates + #pairs·d²) instead of O(|T|).
+by an older range is safe at λ_t; every other triplet gets the fresh rule). With its buckets (``RangeLedger``)
+the work per λ is O(#candidates) plus the pair values they need, instead of O(|T|).
 
 H_L̂ = Σ_{L̂} H_t is kept the same way: the triplets entering L̂ are added and those whose L range ends are
 subtracted, in one signed scatter-add onto the pairs.
@@ -19,19 +19,25 @@ import math
 import numpy as np
 
 from . import kernels
-from .problem import _GATHER_SHARE, ReducedProblem, TripletProblem, inner
+from .problem import ReducedProblem, TripletProblem, inner
 
 #: Ranges are converted to whole steps with this much slack in log(λ)/log(ρ), so that a range ending within
 #: rounding of a grid point releases its triplet one step early (safe) rather than one step late (unsafe).
 _STEP_SLACK = 1e-7
 _FOREVER = 1 << 30  # steps of a range that reaches λ = 0 (int32: no path has that many λ)
-#: The compiled ledger can give a whole row of triplets its worst case's range (``row_bounds``) when that range
-#: covers at least this many grid steps; shorter, each candidate of the row gets its own (longer) range, so
-#: that rows decided early do not come back as candidates at the next step. 0: no row test, the default: a row's
-#: worst case covers fewer steps than its triplets' own ranges, so they return sooner. Measured (RRPB screening,
-#: CPU s, numba, row test off / from 2 steps): segment full, ρ = 0.9, 1.91 / 2.00; mnist*1 at 4,000 rows,
-#: ρ = 0.99 (Table 2), 3.34 / 4.32.
-_ROW_MIN_STEPS = 0
+#: The compiled ledger passes over T (``ledger_scan``) while its candidates are many and reads them from buckets
+#: (``ledger_step``) while they are few. Per λ the pass reads every triplet's release step (≈ 5 ns each) and the
+#: buckets write and read a record per candidate (≈ 50 ns), so buckets pay below about a tenth of T examined; moving
+#: to them costs a pass that buckets every covered triplet (≈ 90 ns each: segment at 2,000 rows, 800,000 triplets,
+#: 72 ms, a dozen passes). So the ledger moves to buckets after _SETTLE_STEPS steps in a row examined fewer than
+#: _TO_BUCKETS·|T| candidates, and back to the pass after one step that examined more than _TO_SCAN·|T|. Measured
+#: (ms per λ, pass only / these rules): a9a*1 at ρ = 0.99 7.00 / 5.37 (examines ≈ 6 % of T); segment and pendigits
+#: at 2,000 rows and ρ = 0.9, whose candidates grow from under 1 % to a third of T within 30 steps, keep the pass.
+_TO_BUCKETS = 0.06
+_TO_SCAN = 0.12
+_SETTLE_STEPS = 8
+#: Steps a ledger keeps buckets for unless told (``RangeLedger``'s ``last_step``; a path passes its ``max_steps``).
+_LAST_STEP = 10_000
 
 
 def range_lower_ends(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float, gamma: float
@@ -89,74 +95,62 @@ def range_steps(h: np.ndarray, nu: np.ndarray, m: float, eps: float, lam0: float
     return steps, to_L
 
 
-def row_bounds(problem: TripletProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The rows of T for the block test of the compiled ledger: (row starts + [|T|], each row's anchor's first
-    row, σ_p per pair), or None when T is not made of anchor blocks whose rows share their diff pairs.
-
-    A row is the triplets (i, j, l) of one anchor i and one same-class j, l over the anchor's other-class
-    neighbours D_i (``build_triplets``: anchor-major, j-major within an anchor, the same l order in every row).
-    With q_p = u_pᵀ M0 u_p, h_t = ⟨H_t, M0⟩ = q_il − q_ij (digest §1.6) and, since
-    ‖H_t‖²_F = ‖u_il‖⁴ + ‖u_ij‖⁴ − 2(u_ilᵀu_ij)² (digest §0; diagonal M: ‖u_il∘u_il − u_ij∘u_ij‖² =
-    ‖u_il∘u_il‖² + ‖u_ij∘u_ij‖² − 2 Σ_k u_il,k² u_ij,k²),
-
-        min_{l∈D_i} q_il − q_ij ≤ h_t ≤ max_{l∈D_i} q_il − q_ij,   ‖H_t‖ ≤ (max_{l∈D_i} σ_il + σ_ij)^½,
-
-    with σ_p = ‖u_p‖⁴ (diagonal: ‖u_p∘u_p‖²). **Safety.** The RRPB ball at λ ≤ λ0 (Thm 3.10) has centre
-    ((λ0 + λ)/(2λ)) M0 and radius ((λ0 − λ)‖M0‖ + 2λ0ε)/(2λ); the sphere rule (eq. (4)) screens t to R* iff
-    (λ0 + λ) h_t − ((λ0 − λ)‖M0‖ + 2λ0ε) ‖H_t‖ > 2λ, increasing in h_t and non-increasing in ‖H_t‖, and to
-    L* iff (λ0 + λ) h_t + ((λ0 − λ)‖M0‖ + 2λ0ε) ‖H_t‖ < 2λ(1 − γ), increasing in both. So at every λ at which
-    the row's worst case — (lower h bound, upper ‖H‖ bound) for R*, (upper h bound, upper ‖H‖ bound) for L* —
-    is screened, every triplet of the row is: the worst case's range of Thm 4.1 is contained in each triplet's
-    range, and giving its steps to every triplet of the row is safe (the triplets keep a range no longer than
-    their own). The bounds are read once per anchor (its first row) and once per row, not per triplet.
-    """
-    T = problem.triplets
-    n = len(T)
-    new_anchor = np.empty(n, bool)
-    new_anchor[0] = True
-    np.not_equal(T.i[1:], T.i[:-1], out=new_anchor[1:])
-    new_row = new_anchor.copy()
-    new_row[1:] |= T.same[1:] != T.same[:-1]
-    starts = np.flatnonzero(new_row)
-    first_rows = np.flatnonzero(new_anchor[starts])
-    anchor_row = first_rows[np.cumsum(new_anchor[starts]) - 1]
-    row_start = np.append(starts, n)
-    lengths = np.diff(row_start)
-    if not np.array_equal(lengths, lengths[anchor_row]):
-        return None
-    row_of = np.repeat(np.arange(starts.size), lengths)
-    in_first_row = row_start[anchor_row][row_of] + (np.arange(n) - starts[row_of])
-    if not np.array_equal(T.diff, T.diff[in_first_row]):
-        return None
-    sq = np.einsum("ij,ij->i", problem.U, problem.U)  # ‖u_p‖² (diagonal: ‖u_p∘u_p‖², as U holds u_p∘u_p)
-    sigma = sq if problem.diagonal else sq * sq
-    return row_start.astype(np.int64), anchor_row.astype(np.int64), sigma
-
-
 class RangeLedger:
-    """The triplets screened by RRPB ranges: for each, the step at which its range ends (0: not screened)."""
+    """The triplets screened by RRPB ranges: for each, the step at which its range ends (0: not screened).
 
-    def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False) -> None:
+    The compiled step (``kernels.USE_NUMBA``, pairs backend) passes over T while most triplets are candidates
+    (``compiled_kernels.ledger_scan``); once few are, it keeps them, and the screened triplets in one bucket per
+    step at which their ranges end, as records (triplet, diff pair, same pair, side; and ‖H_t‖) that it reads
+    in order (``ledger_step``), and never passes over the triplets an older range still covers (_TO_BUCKETS,
+    _SETTLE_STEPS, _TO_SCAN). Ranges ending after ``last_step`` are not bucketed (the ledger is not stepped that far).
+    """
+
+    def __init__(self, problem: TripletProblem, rho: float, keep_masks: bool = False,
+                 last_step: int = _LAST_STEP) -> None:
         self.problem, self.rho, self.keep_masks = problem, rho, keep_masks
-        self.release = np.zeros(problem.n_triplets, np.int32)  # first step the triplet's range no longer covers
-        self.side_L = np.zeros(problem.n_triplets, bool)  # its range is an L* range (else R*)
-        self.candidates = np.arange(problem.n_triplets)  # left unscreened at the last step
+        n = problem.n_triplets
+        self.release = np.zeros(n, np.int32)  # first step the triplet's range no longer covers
+        self.side_L = np.zeros(n, bool)  # its range is an L* range (else R*)
+        self.candidates = np.arange(n)  # left unscreened at the last step
         self.H_L = problem.zeros()
         self.n_L = self.n_R = self.n_range = 0
-        # the compiled step's outputs (candidates left, their margins), rewritten at every step: the reduced
-        # problem of the last step, which reads them, is done by then
-        self._scan_out = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
-        self._rows = None  # the compiled step's rows of T (``row_bounds``), built at its first step
-        self.by_rows = 0  # candidates the last compiled step screened by the row test
+        self.last_step = last_step
+        self._records = None  # with buckets: the candidates as records, and the buckets (``_fill_buckets``)
+        self._buckets = None
+        self._seen = None  # the pairs ``ledger_step`` listed as touched, cleared after each step
+        self._few_steps = 0  # steps in a row, up to the last, that examined fewer than _TO_BUCKETS·|T| candidates
+
+    def _fill_buckets(self, t: int) -> None:
+        """Move the compiled ledger to buckets after step ``t``: the candidates as records, every range that
+        covers t in the bucket of its end step. Chunks enough for every triplet in full chunks plus a part-filled
+        one per bucket, and one being read; memory is touched only when used."""
+        problem, T = self.problem, self.problem.triplets
+        size = self.last_step + 1
+        chunks = -(-problem.n_triplets // kernels.LEDGER_CHUNK) + size + 1
+        b = dict(pool=np.empty((chunks * kernels.LEDGER_CHUNK, 4), np.int32),
+                 pool_nu=np.empty(chunks * kernels.LEDGER_CHUNK), head=np.full(size, -1, np.int32),
+                 tail=np.full(size, -1, np.int32), sizes=np.zeros(size, np.int64),
+                 next_chunk=np.full(chunks, -1, np.int32), fill=np.zeros(chunks, np.int32),
+                 free=np.arange(chunks, dtype=np.int32)[::-1].copy(), n_free=np.array([chunks], np.int64))
+        kernels.compiled().fill_buckets(self.release, self.side_L, T.diff, T.same, problem.h_norm, t, **b)
+        c = self.candidates
+        self._records = (np.column_stack([c.astype(np.int32), T.diff[c], T.same[c], np.zeros(c.size, np.int32)]),
+                         problem.h_norm[c])
+        self._buckets = b
+        if self._seen is None:
+            self._seen = np.zeros(len(T.pairs), bool)
 
     def step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None) -> ReducedProblem:
         """The reduced problem at λ_t = ``lam``: ranges that still cover λ_t, plus the fresh RRPB ranges from
         ``reference`` = (M_{t−1}, λ_{t−1}, ε_{t−1}) over the candidates (None: no usable reference).
 
-        Finding the triplets whose range ends at λ_t is one comparison per triplet; everything else is
-        O(#candidates) plus one pass over the pair values and one scatter-add onto the pairs; only the triplets
-        left active are built into a subset (their own pair indices), the examined ones are not.
+        Steps come in order t = 1, 2, …: the candidates at t are the triplets left unscreened at t − 1 and those
+        whose range ends at t. Everything is O(#candidates) plus the pair values they need and one scatter-add
+        onto the pairs; only the triplets left active are built into a subset (their own pair indices), the
+        examined ones are not (the numpy step finds the ranges ending at t with one comparison per triplet).
         """
+        if not 1 <= t <= self.last_step:
+            raise ValueError(f"step {t} is outside this ledger's steps 1..{self.last_step}")
         if kernels.USE_NUMBA and self.problem.backend == "pairs":
             return self._compiled_step(t, lam, reference)
         problem = self.problem
@@ -195,45 +189,82 @@ class RangeLedger:
 
     def _compiled_step(self, t: int, lam: float, reference: tuple[np.ndarray, float, float] | None
                        ) -> ReducedProblem:
-        """``step`` as one compiled pass over T (``kernels.ledger_scan``): the same ranges, sets and H_L̂.
-
-        The candidates are the triplets with ``release ≤ t``: at most the last step's candidates and the
-        screened ones. Only when those could touch few pairs (``_GATHER_SHARE``) are the pairs they use marked
-        (a compiled pass) and only their values at M0 computed; otherwise all pair values are. Per λ: one pass
-        over the int32 release steps reading the candidates' pair values, and one product over the pairs whose
-        H_L̂ weight changed.
+        """``step`` in one compiled pass, over T (``compiled_kernels.ledger_scan``) or over the candidates from
+        their buckets (``ledger_step``): the same ranges, sets and H_L̂. The pair values at M0 are computed for
+        the pairs the candidates use when those are few (``TripletProblem.pair_values_where``), else for all;
+        then one product over the pairs whose H_L̂ weight changed.
         """
         problem, T = self.problem, self.problem.triplets
         n_pairs = len(T.pairs)
         weights = np.zeros(n_pairs)
-        candidates, margins = self._scan_out
-        if reference is None:
-            M0, lam0, eps, m = None, lam, 0.0, 0.0
-            q = np.zeros(n_pairs)
+        if self._records is None:
+            examined, n_left, in_L, in_R, out_L, out_R, margins, changed = self._scan(t, lam, reference, weights)
         else:
-            M0, lam0, eps = reference
-            m = math.sqrt(inner(M0, M0))
-            used = np.ones(n_pairs, bool)
-            if 2 * (self.candidates.size + self.n_L + self.n_R) <= _GATHER_SHARE * n_pairs:
-                used[:] = False
-                kernels.compiled().candidate_pairs(self.release, t, T.diff, T.same, used)
-            q = problem.pair_values_where(M0, used)
-        if self._rows is None:
-            rows = row_bounds(problem) if _ROW_MIN_STEPS > 0 else None  # off: one row, no bounds to build
-            self._rows = (rows or (np.array([0, problem.n_triplets], np.int64), np.zeros(1, np.int64),
-                                   np.zeros(n_pairs))) + (_ROW_MIN_STEPS if rows else 0,)
-        n_left, in_L, in_R, out_L, out_R, self.by_rows = kernels.compiled().ledger_scan(
-            self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, reference is not None, m, float(eps),
-            float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins, *self._rows)
+            examined, n_left, in_L, in_R, out_L, out_R, margins, changed = self._from_buckets(t, lam, reference,
+                                                                                              weights)
         self.n_range = self.n_L + self.n_R - out_L - out_R  # still covered by an older range
         self.n_L += in_L - out_L
         self.n_R += in_R - out_R
-        self.candidates = candidates[:n_left]
-        if in_L or out_L:
-            self.H_L = self.H_L + problem.pair_weighted_sum(weights)
-        known = None if reference is None else (M0, margins[:n_left])
+        if changed is None:
+            changed = np.flatnonzero(weights)
+        if changed.size:
+            self.H_L = self.H_L + problem.weighted_pairs(changed, weights[changed])
+        self._few_steps = self._few_steps + 1 if examined < _TO_BUCKETS * problem.n_triplets else 0
+        if self._records is None and self._few_steps >= _SETTLE_STEPS:
+            self._fill_buckets(t)
+        elif self._records is not None and examined > _TO_SCAN * problem.n_triplets:
+            self._records = self._buckets = None
+        known = None if reference is None else (reference[0], margins[:n_left])
         return ReducedProblem.assemble(problem, problem.subset(self.candidates), self.H_L, (self.n_L, self.n_R),
                                        self._masks_at(t), known)
+
+    def _pair_values(self, M0: np.ndarray, n_candidates: int, mark) -> np.ndarray:
+        """q_p = u_pᵀ M0 u_p: for the pairs ``mark(used)`` marks when the candidates' pairs are at most half of all
+        pairs, else for all."""
+        n_pairs = len(self.problem.triplets.pairs)
+        if 2 * n_candidates >= n_pairs:
+            return self.problem.everything.pair_values(M0)
+        used = np.zeros(n_pairs, bool)
+        mark(used)
+        return self.problem.pair_values_where(M0, used)
+
+    def _scan(self, t, lam, reference, weights):
+        """The step as one pass over T (``ledger_scan``); the candidates it leaves are in T's order."""
+        problem, T = self.problem, self.problem.triplets
+        candidates, margins = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
+        q, M0, lam0, eps, m = weights, None, lam, 0.0, 0.0
+        if reference is not None:
+            M0, lam0, eps = reference
+            m = math.sqrt(inner(M0, M0))
+            q = problem.everything.pair_values(M0)  # the pass is for many candidates: their pairs are most pairs
+        examined, n_left, in_L, in_R, out_L, out_R = kernels.compiled().ledger_scan(
+            self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, reference is not None, m, float(eps),
+            float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins)
+        self.candidates = candidates[:n_left]
+        return examined, n_left, in_L, in_R, out_L, out_R, margins, None
+
+    def _from_buckets(self, t, lam, reference, weights):
+        """The step over the last candidates and step t's bucket (``ledger_step``), in T's order."""
+        problem, T, k = self.problem, self.problem.triplets, kernels.compiled()
+        previous, previous_nu = self._records
+        b = self._buckets
+        n = previous.shape[0] + int(b["sizes"][t])
+        left, left_nu, margins = np.empty((n, 4), np.int32), np.empty(n), np.empty(n)
+        q, M0, lam0, eps, m = weights, None, lam, 0.0, 0.0
+        if reference is not None:
+            M0, lam0, eps = reference
+            m = math.sqrt(inner(M0, M0))
+            q = self._pair_values(M0, n, lambda used: k.candidate_pairs(previous, t, b["pool"], b["head"],
+                                                                        b["next_chunk"], b["fill"], used))
+        touched = np.empty(2 * n, np.int32)
+        n_left, in_L, in_R, out_L, out_R, n_touched = k.ledger_step(
+            t, previous, previous_nu, q, reference is not None, m, float(eps), float(lam0), float(lam), problem.gamma,
+            float(self.rho), weights, touched, self._seen, self.release, self.side_L, left, left_nu, margins, **b)
+        changed = touched[:n_touched]
+        self._seen[changed] = False
+        self._records = left[:n_left], left_nu[:n_left]
+        self.candidates = left[:n_left, 0].astype(np.int64)
+        return n, n_left, in_L, in_R, out_L, out_R, margins, changed[weights[changed] != 0]
 
     def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
         return self.release.copy(), self.side_L.copy()

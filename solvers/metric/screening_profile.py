@@ -66,7 +66,7 @@ class _Timers:
 def _wrapped(timers: _Timers):
     """The screening functions wrapped by ``timers`` inside the block, restored after it."""
     originals = [(RangeLedger, "step"), (TripletProblem, "pair_values_where"), (TripletProblem, "subset"),
-                 (TripletProblem, "pair_weighted_sum"), (path_module, "_path_screen")]
+                 (TripletProblem, "weighted_pairs"), (path_module, "_path_screen")]
     saved = [(owner, attribute, owner.__dict__[attribute]) for owner, attribute in originals]
     ledger_step = RangeLedger.step
 
@@ -87,7 +87,7 @@ def _wrapped(timers: _Timers):
         RangeLedger.step = step_with_floor
         TripletProblem.pair_values_where = timers.timed(TripletProblem, "pair_values_where", "pair values")
         TripletProblem.subset = timers.timed(TripletProblem, "subset", "subset")
-        TripletProblem.pair_weighted_sum = timers.timed(TripletProblem, "pair_weighted_sum", "H_L")
+        TripletProblem.weighted_pairs = timers.timed(TripletProblem, "weighted_pairs", "H_L")
         path_module._path_screen = timers.timed(path_module, "_path_screen", "path step", ledger_part=False)
         yield
     finally:
@@ -104,15 +104,18 @@ def _time_ledger_floor(ledger: RangeLedger, t: int, M0: np.ndarray, timers: _Tim
     started = time.process_time()
     problem, T = ledger.problem, ledger.problem.triplets
     n_pairs = len(T.pairs)
-    n_used = kernels.compiled().candidate_pairs(ledger.release, t, T.diff, T.same, np.zeros(n_pairs, bool))
+    candidates = np.flatnonzero(ledger.release <= t)
+    used = np.zeros(n_pairs, bool)
+    used[T.diff[candidates]] = used[T.same[candidates]] = True
+    n_used = np.count_nonzero(used)
     product = time.process_time()
     q = problem.everything.pair_values(M0)
     gather = time.process_time()
-    n = kernels.compiled().floor_margins(ledger.release, t, T.diff, T.same, q, np.empty(problem.n_triplets))
+    kernels.compiled().floor_margins(candidates, T.diff, T.same, q, np.empty(candidates.size))
     stopped = time.process_time()
     timers.add("floor pair values", (gather - product) * n_used / max(n_pairs, 1))
     timers.add("floor gather", stopped - gather)
-    timers.count("candidates", n)
+    timers.count("candidates", candidates.size)
     timers.count("released", int(np.count_nonzero(ledger.release == t)))
     timers.add("floor overhead", time.process_time() - started)
 
@@ -132,7 +135,7 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
     ``floor``), counts per λ (``candidates``, ``released``, ``left active``), ``lambdas`` and ``share at floor``."""
     kernels.warm_up()
     if kernels.USE_NUMBA:  # compile or load the floor's kernel before the clock
-        kernels.compiled().floor_margins(np.zeros(1, np.int32), 0, np.zeros(1, np.int32), np.zeros(1, np.int32),
+        kernels.compiled().floor_margins(np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int32),
                                          np.zeros(1), np.zeros(1))
     timers = _Timers()
     with use_clock("cpu"), _wrapped(timers):  # CPU seconds, as the timers' (the floor's are taken out of the path's)

@@ -91,12 +91,9 @@ def test_bad_devices_are_input_errors():
         tiny("iris", 3, backend="triplets", device="cpu")
 
 
-def test_device_ledger_makes_the_numpy_ledgers_decisions(torch_device, monkeypatch):
-    """TorchRangeLedger (device_ranges.py) screens the same sets, with the same H_L̂, as RangeLedger with one
-    range per triplet (the compiled ledger's row test, which gives rows shorter ranges, off)."""
+def test_device_ledger_makes_the_numpy_ledgers_decisions(torch_device):
+    """TorchRangeLedger (device_ranges.py) screens the same sets, with the same H_L̂, as RangeLedger."""
     import math
-
-    monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", 0)
 
     from solvers.metric.device_ranges import TorchRangeLedger
     from solvers.metric.ranges import RangeLedger

@@ -10,7 +10,7 @@ from solvers.metric import kernels
 from solvers.metric.bounds import DYNAMIC_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from solvers.metric.path import regularization_path
 from solvers.metric.problem import ReducedProblem
-from solvers.metric.ranges import RangeLedger, row_bounds, steps_covered
+from solvers.metric.ranges import RangeLedger, steps_covered
 from solvers.metric.rules import screen
 from tests.metric.conftest import tiny
 from tests.metric.test_safety import assert_safe
@@ -52,77 +52,101 @@ def test_walked_steps_equal_the_logarithm(monkeypatch):
     assert (got > k._WALKED_STEPS).any() and (got < k._WALKED_STEPS).any()  # both branches ran
 
 
-@pytest.mark.parametrize("marked", [False, True], ids=["all-pairs", "marked-pairs"])
-def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naive, marked, monkeypatch):
+#: (_TO_BUCKETS, _SETTLE_STEPS, _TO_SCAN) of ``ranges``: the compiled ledger's pass over T only, buckets from
+#: step 2 on, and a move at each crossing of half of T.
+LEDGER_MODES = {"scan": (0.0, 1, 2.0), "buckets": (2.0, 1, 2.0), "moving": (0.5, 1, 0.5)}
+
+
+def with_ledger_mode(monkeypatch, mode: str) -> None:
+    for name, value in zip(("_TO_BUCKETS", "_SETTLE_STEPS", "_TO_SCAN"), LEDGER_MODES[mode]):
+        monkeypatch.setattr(f"solvers.metric.ranges.{name}", value)
+
+
+@pytest.mark.parametrize("mode", LEDGER_MODES)
+@pytest.mark.parametrize("gather_share", [0.0, 1.0], ids=["all-pairs", "gathered"])
+def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naive, gather_share, mode, monkeypatch):
     """Step by step along a path, the compiled ledger and the numpy one screen the same triplets to the same
     side until the same step, leave the same active set with the same margins at M_{t−1}, and keep the same
-    H_L̂ (up to the order of the sums). ``marked``: the candidates' pairs are marked by the compiled pass and
-    only their values computed (forced here; by default only when they are few)."""
-    monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", 0)  # the row test gives shorter ranges: below
-    if marked:
-        monkeypatch.setattr("solvers.metric.ranges._GATHER_SHARE", 1e9)
-        monkeypatch.setattr("solvers.metric.problem._GATHER_SHARE", 1.0)
+    H_L̂, up to rounding: the compiled ledger may take its pair values through the samples where numpy reads the
+    pair table, and sums H_L̂ in another order. ``gather_share``: the pair values at M_{t−1} over all pairs, or
+    only over the pairs the candidates use (``TripletProblem.pair_values_where``); ``mode``: the compiled
+    ledger's pass over T, its buckets, or both in turns."""
+    monkeypatch.setattr("solvers.metric.problem._GATHER_SHARE", gather_share)
+    with_ledger_mode(monkeypatch, mode)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
     ledgers = {on: RangeLedger(problem, RHO, keep_masks=True) for on in (True, False)}
-    moved = 0
+    moved, modes = 0, set()
     for t in range(1, len(lams)):
         reference = None if t == 4 else (naive.solutions[t - 1], lams[t - 1],
                                          math.sqrt(2 * max(gaps[t - 1], 0.0) / lams[t - 1]))
         reduced = {}
         for on, ledger in ledgers.items():
             with_kernels(monkeypatch, on)
+            if on:
+                modes.add(ledger._records is not None)
             reduced[on] = ledger.step(t, lams[t], reference)
         fast, slow = reduced[True], reduced[False]
         assert np.array_equal(ledgers[True].release, ledgers[False].release), f"step {t}"
         assert np.array_equal(fast.in_L, slow.in_L) and np.array_equal(fast.in_R, slow.in_R)
         assert (fast.n_L, fast.n_R, ledgers[True].n_range) == (slow.n_L, slow.n_R, ledgers[False].n_range)
-        order = np.argsort(slow.active.idx)
-        assert np.array_equal(fast.active.idx, slow.active.idx[order])
+        fast_order, order = np.argsort(fast.active.idx), np.argsort(slow.active.idx)
+        assert np.array_equal(fast.active.idx[fast_order], slow.active.idx[order])
         if reference is not None:
-            assert np.array_equal(fast.known[1], slow.known[1][order])
+            margins = slow.known[1][order]
+            np.testing.assert_allclose(fast.known[1][fast_order], margins, rtol=1e-12,
+                                       atol=1e-12 * max(1.0, np.abs(margins).max()))
         np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(slow.H_L).max()))
         moved += ledgers[True].n_range
     assert moved > 0  # older ranges covered some steps
+    assert modes == {"scan": {False}, "buckets": {False, True}, "moving": {False, True}}[mode]
 
 
-@pytest.mark.parametrize("min_steps", [1, 2])
+@pytest.mark.parametrize("mode", ["scan", "buckets"])
 @pytest.mark.parametrize("case", [("iris", 6, {}), ("iris", 6, {"diagonal": True})], ids=["full", "diagonal"])
-def test_row_test_ranges_are_inside_the_rrpb_rule(case, min_steps, monkeypatch):
-    """The block (row) test of the compiled ledger (``ranges.row_bounds``): at every step, every triplet still
-    covered by a range — the row's or its own — is screened to its side by the RRPB sphere rule (Thm 3.10,
-    eq. (4)) at the current λ from the reference its range was computed from; and rows did decide triplets."""
-    monkeypatch.setattr("solvers.metric.ranges._ROW_MIN_STEPS", min_steps)
+def test_ledger_ranges_are_inside_the_rrpb_rule(case, mode, monkeypatch):
+    """At every step of the compiled ledger, every triplet still covered by a range is screened to its side by the
+    RRPB sphere rule (Thm 3.10, eq. (4)) at the current λ from the reference its range was computed from; and with
+    buckets they hold exactly the covered triplets, each in the bucket of the step its range ends at."""
+    with_ledger_mode(monkeypatch, mode)
     name, per_class, params = case
     problem = tiny(name, per_class, **params)
-    assert row_bounds(problem) is not None
     naive = regularization_path(problem, bounds=(), rho=RHO, tol=1e-10, max_iter=50_000, analysis=False)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
-    ledger = RangeLedger(problem, RHO)
-    assigned, references, by_rows = np.zeros(problem.n_triplets, int), {}, 0
+    ledger = RangeLedger(problem, RHO, last_step=len(lams))
+    assigned, references = np.zeros(problem.n_triplets, int), {}
     for t in range(1, len(lams)):
         references[t] = (naive.solutions[t - 1], lams[t - 1], math.sqrt(2 * max(gaps[t - 1], 0.0) / lams[t - 1]))
         before = ledger.release.copy()
         ledger.step(t, lams[t], references[t])
         assigned[ledger.release != before] = t
-        by_rows += ledger.by_rows
         covered = np.flatnonzero(ledger.release > t)
         for s in np.unique(assigned[covered]):
             idx = covered[assigned[covered] == s]
             M0, lam0, eps = references[s]
             to_L, to_R = screen(problem, relaxed_regularization_path_bound(M0, lam0, lams[t], eps), idx, "sphere")
             assert np.all(np.where(ledger.side_L[idx], to_L, to_R)), f"step {t}: a range from step {s} is unsafe"
-    assert by_rows > 0
+        bucketed, b = [], ledger._buckets
+        if b is None:
+            continue
+        for end in range(t + 1, ledger.last_step + 1):
+            chunk, records = b["head"][end], []
+            while chunk >= 0:
+                records.extend(range(chunk * kernels.LEDGER_CHUNK, chunk * kernels.LEDGER_CHUNK + b["fill"][chunk]))
+                chunk = b["next_chunk"][chunk]
+            idx = b["pool"][records, 0]
+            assert len(records) == b["sizes"][end] and np.all(ledger.release[idx] == end), f"bucket {end}"
+            assert np.array_equal(b["pool"][records, 3].astype(bool), ledger.side_L[idx])
+            assert np.array_equal(b["pool_nu"][records], problem.h_norm[idx])
+            bucketed.extend(idx)
+        in_horizon = covered[ledger.release[covered] <= ledger.last_step]
+        assert np.array_equal(np.sort(bucketed), in_horizon), f"step {t}"
+    assert len(covered) > 0 and (ledger._buckets is not None) == (mode == "buckets")
 
 
-def test_row_bounds_refuse_triplets_not_in_anchor_rows(problem):
-    """The row test needs every row of an anchor to share its diff pairs in order; a shuffled T is refused."""
-    from dataclasses import replace as swap
-
-    T = problem.triplets
-    order = np.random.default_rng(0).permutation(len(T))
-    shuffled = swap(T, i=T.i[order], j=T.j[order], l=T.l[order], same=T.same[order], diff=T.diff[order])
-    assert row_bounds(problem) is not None
-    assert row_bounds(swap(problem, triplets=shuffled)) is None
+def test_ledger_refuses_a_step_it_has_no_bucket_for(problem):
+    ledger = RangeLedger(problem, RHO, last_step=3)
+    with pytest.raises(ValueError, match="outside"):
+        ledger.step(4, 1.0, None)
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear", "sdp"])
@@ -209,6 +233,7 @@ def test_warm_up_compiles_every_kernel(monkeypatch):
     monkeypatch.setattr(kernels, "_warm", False)
     assert kernels.warm_up() > 0
     k = kernels.compiled()
-    for kernel in (k.ledger_scan, k.candidate_pairs, k.sphere_linear_verdicts, k.gather_renumber):
+    for kernel in (k.ledger_step, k.candidate_pairs, k.sphere_linear_verdicts,
+                   k.gather_renumber, k.sample_pair_values, k.laplacian_product):
         assert kernel.signatures, kernel
     assert kernels.warm_up() == 0.0  # once per process

@@ -15,25 +15,23 @@ PATH = dict(rho=0.7, tol=1e-6, max_steps=8)
 
 def test_floor_kernel_gathers_the_margins_of_the_candidates_in_order():
     rng = np.random.default_rng(0)
-    n, pairs, t = 500, 40, 3
-    release = rng.integers(0, 7, n).astype(np.int32)
+    n, pairs = 500, 40
+    candidates = np.sort(rng.choice(n, 120, replace=False))
     diff, same = rng.integers(0, pairs, n).astype(np.int32), rng.integers(0, pairs, n).astype(np.int32)
     q = rng.standard_normal(pairs)
-    out = np.empty(n)
-    count = kernels.compiled().floor_margins(release, t, diff, same, q, out)
-    candidates = release <= t
-    assert count == np.count_nonzero(candidates)
-    np.testing.assert_array_equal(out[:count], (q[diff] - q[same])[candidates])
+    out = np.empty(candidates.size)
+    kernels.compiled().floor_margins(candidates, diff, same, q, out)
+    np.testing.assert_array_equal(out, q[diff[candidates]] - q[same[candidates]])
 
 
 def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iris_tiny, monkeypatch):
     """The candidates per λ equal a count taken by hand on an unprofiled path (the floor's timing changes nothing
     of the ledger), the ledger's parts fit inside it, and the solver's functions are restored afterwards."""
     before = (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
-              TripletProblem.pair_weighted_sum, path_module._path_screen)
+              TripletProblem.weighted_pairs, path_module._path_screen)
     row = profile_path(iris_tiny, ("rrpb",), **PATH)
     assert (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
-            TripletProblem.pair_weighted_sum, path_module._path_screen) == before
+            TripletProblem.weighted_pairs, path_module._path_screen) == before
 
     counted = []
     step = RangeLedger.step
