@@ -27,7 +27,7 @@ import numpy as np
 from ..core import use_clock
 from . import kernels
 from . import path as path_module
-from .problem import ReducedProblem, TripletProblem
+from .problem import ReducedProblem, TripletProblem, TripletSubset
 from .ranges import RangeLedger
 
 _EVALUATION_REPEATS = 5
@@ -40,6 +40,7 @@ class _Timers:
         self.seconds: dict[str, float] = {}
         self.counts: dict[str, int] = {}
         self.in_ledger = False  # the ledger's parts are counted only inside its step
+        self.running: set[str] = set()  # parts being timed now: a part that calls another one is timed once
 
     def add(self, name: str, seconds: float) -> None:
         self.seconds[name] = self.seconds.get(name, 0.0) + seconds
@@ -52,12 +53,14 @@ class _Timers:
         inner_function = getattr(owner, attribute)
 
         def wrapper(*args, **kwargs):
-            if ledger_part and not self.in_ledger:
+            if (ledger_part and not self.in_ledger) or name in self.running:
                 return inner_function(*args, **kwargs)
             started = time.process_time()
+            self.running.add(name)
             try:
                 return inner_function(*args, **kwargs)
             finally:
+                self.running.discard(name)
                 self.add(name, time.process_time() - started)
         return wrapper
 
@@ -65,8 +68,8 @@ class _Timers:
 @contextlib.contextmanager
 def _wrapped(timers: _Timers):
     """The screening functions wrapped by ``timers`` inside the block, restored after it."""
-    originals = [(RangeLedger, "step"), (TripletProblem, "pair_values_where"), (TripletProblem, "subset"),
-                 (TripletProblem, "weighted_pairs"), (path_module, "_path_screen")]
+    originals = [(RangeLedger, "step"), (TripletProblem, "pair_values_where"), (TripletSubset, "pair_values"),
+                 (TripletProblem, "subset"), (TripletProblem, "weighted_pairs"), (path_module, "_path_screen")]
     saved = [(owner, attribute, owner.__dict__[attribute]) for owner, attribute in originals]
     ledger_step = RangeLedger.step
 
@@ -86,6 +89,7 @@ def _wrapped(timers: _Timers):
     try:
         RangeLedger.step = step_with_floor
         TripletProblem.pair_values_where = timers.timed(TripletProblem, "pair_values_where", "pair values")
+        TripletSubset.pair_values = timers.timed(TripletSubset, "pair_values", "pair values")  # the pass's: all pairs
         TripletProblem.subset = timers.timed(TripletProblem, "subset", "subset")
         TripletProblem.weighted_pairs = timers.timed(TripletProblem, "weighted_pairs", "H_L")
         path_module._path_screen = timers.timed(path_module, "_path_screen", "path step", ledger_part=False)

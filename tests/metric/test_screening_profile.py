@@ -6,7 +6,7 @@ from solvers.datasets import REAL
 from solvers.metric import bench, kernels
 from solvers.metric import path as path_module
 from solvers.metric.path import regularization_path
-from solvers.metric.problem import TripletProblem
+from solvers.metric.problem import TripletProblem, TripletSubset
 from solvers.metric.ranges import RangeLedger
 from solvers.metric.screening_profile import profile_path
 
@@ -27,10 +27,10 @@ def test_floor_kernel_gathers_the_margins_of_the_candidates_in_order():
 def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iris_tiny, monkeypatch):
     """The candidates per λ equal a count taken by hand on an unprofiled path (the floor's timing changes nothing
     of the ledger), the ledger's parts fit inside it, and the solver's functions are restored afterwards."""
-    before = (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
+    before = (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where, TripletSubset.pair_values,
               TripletProblem.weighted_pairs, path_module._path_screen)
     row = profile_path(iris_tiny, ("rrpb",), **PATH)
-    assert (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where,
+    assert (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where, TripletSubset.pair_values,
             TripletProblem.weighted_pairs, path_module._path_screen) == before
 
     counted = []
@@ -46,6 +46,7 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
     assert row["candidates"] == pytest.approx(sum(counted) / row["lambdas"])
     assert row["candidates"] >= row["left active"] > 0
     assert row["compiled pass"] >= 0 and row["ledger"] <= row["screening"] + 1e-9
+    assert row["pair values"] > 0  # the ledger's, timed once whichever way it takes them
     assert 0 < row["share at floor"] < 1
 
 
