@@ -195,13 +195,12 @@ class RangeLedger:
         then one product over the pairs whose H_L̂ weight changed.
         """
         problem, T = self.problem, self.problem.triplets
-        n_pairs = len(T.pairs)
-        weights = np.zeros(n_pairs)
-        if self._records is None:
-            examined, n_left, in_L, in_R, out_L, out_R, margins, changed = self._scan(t, lam, reference, weights)
-        else:
-            examined, n_left, in_L, in_R, out_L, out_R, margins, changed = self._from_buckets(t, lam, reference,
-                                                                                              weights)
+        weights = np.zeros(len(T.pairs))
+        rule = None  # (M0, λ0, ε, ‖M0‖) of the fresh RRPB ranges
+        if reference is not None:
+            rule = (*reference, math.sqrt(inner(reference[0], reference[0])))
+        step = self._scan if self._records is None else self._from_buckets
+        examined, n_left, in_L, in_R, out_L, out_R, margins, changed = step(t, lam, rule, weights)
         self.n_range = self.n_L + self.n_R - out_L - out_R  # still covered by an older range
         self.n_L += in_L - out_L
         self.n_R += in_R - out_R
@@ -218,47 +217,38 @@ class RangeLedger:
         return ReducedProblem.assemble(problem, problem.subset(self.candidates), self.H_L, (self.n_L, self.n_R),
                                        self._masks_at(t), known)
 
-    def _pair_values(self, M0: np.ndarray, n_candidates: int, mark) -> np.ndarray:
-        """q_p = u_pᵀ M0 u_p: for the pairs ``mark(used)`` marks when the candidates' pairs are at most half of all
-        pairs, else for all."""
-        n_pairs = len(self.problem.triplets.pairs)
-        if 2 * n_candidates >= n_pairs:
-            return self.problem.everything.pair_values(M0)
-        used = np.zeros(n_pairs, bool)
-        mark(used)
-        return self.problem.pair_values_where(M0, used)
-
-    def _scan(self, t, lam, reference, weights):
-        """The step as one pass over T (``ledger_scan``); the candidates it leaves are in T's order."""
+    def _scan(self, t, lam, rule, weights):
+        """The step as one pass over T (``ledger_scan``); the candidates it leaves are in T's order. Pair values
+        for all pairs: the pass runs while the candidates are many (and for the few steps before buckets)."""
         problem, T = self.problem, self.problem.triplets
         candidates, margins = np.empty(problem.n_triplets, np.int64), np.empty(problem.n_triplets)
-        q, M0, lam0, eps, m = weights, None, lam, 0.0, 0.0
-        if reference is not None:
-            M0, lam0, eps = reference
-            m = math.sqrt(inner(M0, M0))
-            q = problem.everything.pair_values(M0)  # the pass is for many candidates: their pairs are most pairs
+        M0, lam0, eps, m = rule or (None, lam, 0.0, 0.0)
+        q = weights if rule is None else problem.everything.pair_values(M0)
         examined, n_left, in_L, in_R, out_L, out_R = kernels.compiled().ledger_scan(
-            self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, reference is not None, m, float(eps),
+            self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, rule is not None, m, float(eps),
             float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins)
         self.candidates = candidates[:n_left]
         return examined, n_left, in_L, in_R, out_L, out_R, margins, None
 
-    def _from_buckets(self, t, lam, reference, weights):
-        """The step over the last candidates and step t's bucket (``ledger_step``), in T's order."""
+    def _from_buckets(self, t, lam, rule, weights):
+        """The step over the last candidates and step t's bucket (``ledger_step``), in T's order. Pair values for
+        the pairs the candidates use when those are at most half of all pairs, else for all."""
         problem, T, k = self.problem, self.problem.triplets, kernels.compiled()
         previous, previous_nu = self._records
         b = self._buckets
         n = previous.shape[0] + int(b["sizes"][t])
         left, left_nu, margins = np.empty((n, 4), np.int32), np.empty(n), np.empty(n)
-        q, M0, lam0, eps, m = weights, None, lam, 0.0, 0.0
-        if reference is not None:
-            M0, lam0, eps = reference
-            m = math.sqrt(inner(M0, M0))
-            q = self._pair_values(M0, n, lambda used: k.candidate_pairs(previous, t, b["pool"], b["head"],
-                                                                        b["next_chunk"], b["fill"], used))
+        M0, lam0, eps, m = rule or (None, lam, 0.0, 0.0)
+        q = weights
+        if rule is not None and 2 * n >= len(T.pairs):
+            q = problem.everything.pair_values(M0)
+        elif rule is not None:
+            used = np.zeros(len(T.pairs), bool)
+            k.candidate_pairs(previous, t, b["pool"], b["head"], b["next_chunk"], b["fill"], used)
+            q = problem.pair_values_where(M0, used)
         touched = np.empty(2 * n, np.int32)
         n_left, in_L, in_R, out_L, out_R, n_touched = k.ledger_step(
-            t, previous, previous_nu, q, reference is not None, m, float(eps), float(lam0), float(lam), problem.gamma,
+            t, previous, previous_nu, q, rule is not None, m, float(eps), float(lam0), float(lam), problem.gamma,
             float(self.rho), weights, touched, self._seen, self.release, self.side_L, left, left_nu, margins, **b)
         changed = touched[:n_touched]
         self._seen[changed] = False
