@@ -197,6 +197,11 @@ class TripletProblem:
         return np.maximum(-A, 0.0) if self.diagonal else self._project_psd(-A)
 
     # -- triplet quantities through pairs (digest §1.6) --------------------------------------------------------
+    def pair_features(self, rows: np.ndarray) -> np.ndarray:
+        """The rows ``rows`` of the pair table U, gathered by ``np.take``: 4× faster than ``U[rows]`` on a path
+        (0.26 against 1.17 ms for 17,000 of the 222,729 pairs of a9a*1 at d = 16)."""
+        return np.take(self.U, rows, axis=0)
+
     def pair_values(self, M: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
         """u_pᵀ M u_p for the rows u_p of ``U`` (default: every pair of the problem)."""
         U = self.U if U is None else U
@@ -221,10 +226,10 @@ class TripletProblem:
         T = self.triplets
         if idx is None:
             q = self.everything.pair_values(M)
-            return q[T.diff] - q[T.same]
+            return _margins_from_pairs(q, T.diff, T.same)
         diff, same = T.diff[idx], T.same[idx]
         q = self.pair_values_over(M, diff, same)  # only the pairs these triplets use, when they are few
-        return q[diff] - q[same]
+        return _margins_from_pairs(q, diff, same)
 
     def pair_values_over(self, M: np.ndarray, *pair_lists: np.ndarray) -> np.ndarray:
         """u_pᵀ M u_p for the pairs listed (with repeats) in ``pair_lists``: a table over all pairs in which
@@ -263,7 +268,7 @@ class TripletProblem:
         """u_pᵀ M u_p for the pairs ``rows``: the pair table's rows, or through the samples with M's eigenvectors
         (``sample_pair_values``), as ``_by_samples`` says."""
         if not self._by_samples(rows.size):
-            return self.pair_values(M, self.U[rows])
+            return self.pair_values(M, self.pair_features(rows))
         return self.sample_pair_values(*self.spectrum(M), rows)
 
     def sample_pair_values(self, mu: np.ndarray, V: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -321,13 +326,21 @@ class TripletProblem:
         """Σ_k w_k u_p u_pᵀ over the pairs p = rows[k], from their rows of the pair table (through the samples
         this would first build their rows of E, which costs more than it saves: 0.32 against 0.24 ms at 8,000
         pairs, n = 2,000, d = 16)."""
-        U = self.U[rows]
+        U = self.pair_features(rows)
         return U.T @ w if self.diagonal else (U.T * w) @ U
 
     @cached_property
     def h_norm_sq_sum(self) -> float:
         """Σ_t ‖H_t‖²_F (the initial step's Lipschitz-type constant, computed once per problem)."""
         return float(self.h_norm @ self.h_norm)
+
+
+def _margins_from_pairs(q: np.ndarray, diff: np.ndarray, same: np.ndarray) -> np.ndarray:
+    """⟨H_t, M⟩ = q_diff − q_same from the pair values q (digest §1.6), gathered by ``np.take``: with int32 pair
+    indices it is 2.5× faster than ``q[diff]`` (9 against 22 µs for 15,000 triplets)."""
+    out = np.take(q, diff)
+    out -= np.take(q, same)
+    return out
 
 
 def inner(A: np.ndarray, B: np.ndarray) -> float:
@@ -381,7 +394,7 @@ class TripletSubset:
         """The pair features u_p of this subset's pairs: the problem's table in place, or its rows gathered once
         per subset (a subset is the solver's active set, evaluated twice per iteration: margins and Σ αH)."""
         rows = self.pair_table_rows
-        return self.problem.U if rows is None else self.problem.U[rows]
+        return self.problem.U if rows is None else self.problem.pair_features(rows)
 
     @cached_property
     def uses_samples(self) -> bool:
@@ -437,7 +450,7 @@ class TripletSubset:
         """(a_t, b_t) = (u_diff, u_same) of every triplet, the per-triplet data of the paper's cost model, gathered
         once per subset (backend "triplets"): gathered per evaluation they were a third of its time at d = 19,
         and a subset is evaluated at every iteration of a λ."""
-        return self.problem.U[self.diff], self.problem.U[self.same]
+        return self.problem.pair_features(self.diff), self.problem.pair_features(self.same)
 
     def margins(self, M: np.ndarray) -> np.ndarray:
         if self.problem.backend == "triplets":  # aᵀMa − bᵀMb per triplet, O(d²) each as in the paper's cost model
@@ -448,7 +461,7 @@ class TripletSubset:
         if self.problem.torch is not None:
             return self.problem.torch.margins(self.device_index, M).cpu().numpy()
         q = self.pair_values(M)
-        return q[self.diff] - q[self.same]
+        return _margins_from_pairs(q, self.diff, self.same)
 
     def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
         """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product);
