@@ -284,11 +284,17 @@ class TripletProblem:
         D -= Z[ends[:, 1]]
         return (D * D) @ mu
 
-    def subset(self, idx: np.ndarray) -> "TripletSubset":
+    def subset(self, idx: np.ndarray, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> "TripletSubset":
+        """The triplets ``idx`` (sorted) as a subset; ``pairs``: their (diff, same) pair indices when the caller
+        holds them (the range ledger's records), read in order instead of gathered from T at random (0.55 against
+        0.86 ms per λ on a9a*1's path at ρ = 0.99, 15,000 triplets of 732,625)."""
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == self.n_triplets:  # the whole set (indices are unique and sorted): reuse the pair table
             return self.everything
-        return self.everything.part(idx)
+        if pairs is None:
+            return self.everything.part(idx)
+        listed = TripletSubset(self, idx, self.everything.pair_rows, pairs[1], pairs[0])
+        return listed.part(np.arange(idx.size))
 
     @cached_property
     def everything(self) -> "TripletSubset":

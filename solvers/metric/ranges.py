@@ -200,7 +200,7 @@ class RangeLedger:
         if reference is not None:
             rule = (*reference, math.sqrt(inner(reference[0], reference[0])))
         step = self._scan if self._records is None else self._from_buckets
-        examined, n_left, in_L, in_R, out_L, out_R, margins, changed = step(t, lam, rule, weights)
+        examined, n_left, in_L, in_R, out_L, out_R, margins, changed, active = step(t, lam, rule, weights)
         self.n_range = self.n_L + self.n_R - out_L - out_R  # still covered by an older range
         self.n_L += in_L - out_L
         self.n_R += in_R - out_R
@@ -214,8 +214,7 @@ class RangeLedger:
         elif self._records is not None and examined > _TO_SCAN * problem.n_triplets:
             self._records = self._buckets = None
         known = None if reference is None else (reference[0], margins[:n_left])
-        return ReducedProblem.assemble(problem, problem.subset(self.candidates), self.H_L, (self.n_L, self.n_R),
-                                       self._masks_at(t), known)
+        return ReducedProblem.assemble(problem, active, self.H_L, (self.n_L, self.n_R), self._masks_at(t), known)
 
     def _scan(self, t, lam, rule, weights):
         """The step as one pass over T (``ledger_scan``); the candidates it leaves are in T's order. Pair values
@@ -228,11 +227,12 @@ class RangeLedger:
             self.release, self.side_L, t, T.diff, T.same, q, problem.h_norm, rule is not None, m, float(eps),
             float(lam0), float(lam), problem.gamma, float(self.rho), weights, candidates, margins)
         self.candidates = candidates[:n_left]
-        return examined, n_left, in_L, in_R, out_L, out_R, margins, None
+        return examined, n_left, in_L, in_R, out_L, out_R, margins, None, problem.subset(self.candidates)
 
     def _from_buckets(self, t, lam, rule, weights):
         """The step over the last candidates and step t's bucket (``ledger_step``), in T's order. Pair values for
-        the pairs the candidates use when those are at most half of all pairs, else for all."""
+        the pairs the candidates use when those are at most half of all pairs, else for all. The active set is
+        built from the records left."""
         problem, T, k = self.problem, self.problem.triplets, kernels.compiled()
         previous, previous_nu = self._records
         b = self._buckets
@@ -252,9 +252,11 @@ class RangeLedger:
             float(self.rho), weights, touched, self._seen, self.release, self.side_L, left, left_nu, margins, **b)
         changed = touched[:n_touched]
         self._seen[changed] = False
-        self._records = left[:n_left], left_nu[:n_left]
-        self.candidates = left[:n_left, 0].astype(np.int64)
-        return n, n_left, in_L, in_R, out_L, out_R, margins, changed[weights[changed] != 0]
+        records = left[:n_left]
+        self._records = records, left_nu[:n_left]
+        self.candidates = records[:, kernels.IDX].astype(np.int64)
+        active = problem.subset(self.candidates, (records[:, kernels.DIFF].copy(), records[:, kernels.SAME].copy()))
+        return n, n_left, in_L, in_R, out_L, out_R, margins, changed[weights[changed] != 0], active
 
     def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
         return self.release.copy(), self.side_L.copy()

@@ -91,6 +91,9 @@ def test_ledger_kernel_keeps_the_numpy_ledgers_sets_ranges_and_H_L(problem, naiv
         assert (fast.n_L, fast.n_R, ledgers[True].n_range) == (slow.n_L, slow.n_R, ledgers[False].n_range)
         order = np.argsort(slow.active.idx)  # numpy appends the released ones; compiled keeps T's order
         assert np.array_equal(fast.active.idx, slow.active.idx[order])
+        at_M = slow.active.margins(naive.solutions[t])[order]  # the active sets' own pair indices, used by the solver
+        np.testing.assert_allclose(fast.active.margins(naive.solutions[t]), at_M, rtol=1e-12,
+                                   atol=1e-12 * max(1.0, np.abs(at_M).max(initial=0.0)))
         if reference is not None:
             margins = slow.known[1][order]
             np.testing.assert_allclose(fast.known[1], margins, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(margins).max()))
