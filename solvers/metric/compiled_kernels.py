@@ -11,8 +11,6 @@ import math
 import numba
 import numpy as np
 
-from .kernels import DIFF, IDX, SAME, SIDE
-
 _FOREVER = 1 << 30  # as ranges._FOREVER: steps of a range that reaches λ = 0
 _STEP_SLACK = 1e-7  # as ranges._STEP_SLACK
 
@@ -84,6 +82,10 @@ def _range(h, nu, m, eps, lam0, lam, limit_L, rho, slack_scale, head):
     if count == _HEAD_STEPS or lower_end <= 0.0:
         count = _steps_covered(lower_end, lam, rho, slack_scale)
     return (count if ok else 0), on_L
+
+
+#: Columns of a ledger record (``ranges.RangeLedger``): the triplet, its two pairs, and its side (1: L̂).
+IDX, DIFF, SAME, SIDE = 0, 1, 2, 3
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")

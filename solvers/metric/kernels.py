@@ -29,9 +29,6 @@ USE_NUMBA = True
 #: Records per chunk of the compiled range ledger's buckets (``compiled_kernels.ledger_step``): a bucket is a list
 #: of chunks, each read in order.
 LEDGER_CHUNK = 64
-#: Columns of a record of the compiled range ledger (``ranges.RangeLedger``): the triplet, its two pairs, its side
-#: (1: L̂).
-IDX, DIFF, SAME, SIDE = 0, 1, 2, 3
 
 _warm = False
 

@@ -254,8 +254,8 @@ class RangeLedger:
         self._seen[changed] = False
         records = left[:n_left]
         self._records = records, left_nu[:n_left]
-        self.candidates = records[:, kernels.IDX].astype(np.int64)
-        active = problem.subset(self.candidates, (records[:, kernels.DIFF].copy(), records[:, kernels.SAME].copy()))
+        self.candidates = records[:, k.IDX].astype(np.int64)
+        active = problem.subset(self.candidates, (records[:, k.DIFF].copy(), records[:, k.SAME].copy()))
         return n, n_left, in_L, in_R, out_L, out_R, margins, changed[weights[changed] != 0], active
 
     def _state_copy(self) -> tuple[np.ndarray, np.ndarray]:
