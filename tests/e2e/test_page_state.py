@@ -254,6 +254,15 @@ def test_the_chart_starts_above_the_fold_at_1024_by_768(browser, app_url, name):
         chart = page.get_by_test_id("stPlotlyChart").first
         chart.wait_for()
         page.wait_for_function("(el) => el.getBoundingClientRect().height > 100", arg=chart.element_handle())
+        # the first chart can be drawn while its run is still going, with elements above it not yet in their final
+        # place (a fresh-clone CI run under load measured 1217 px, and its screenshot then showed 360 px): measure
+        # once the run is over and the head has settled, within a bound that a layout that stays low still fails
+        wait_for_app(page)
+        try:
+            page.wait_for_function(f"(el) => el.getBoundingClientRect().top <= {768 - 250}",
+                                   arg=chart.element_handle(), timeout=15_000)
+        except PlaywrightTimeout:
+            pass  # the assertion below says where it is
         top = chart.bounding_box()["y"]
         page.screenshot(path=str(ARTIFACTS / f"{name}-1024x768.png"))
         assert top <= 768 - 250, f"the first chart starts at {top:.0f} px"
