@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import time
 
@@ -165,7 +166,8 @@ def deep_runs(problem, configs: dict[str, tuple[str, dict]], seeds: int, first_s
             min_tau.append(float(h[[c for c in h.columns if c.startswith("tau_")]].iloc[-1].min()))
         rows.append({"model": label, "accuracy %": f"{np.mean(accs):.2f} ± {np.std(accs):.2f}",
                      "per seed": " / ".join(f"{a:.2f}" for a in accs), "mean": float(np.mean(accs)), "min τ_l (end)": float(np.min(min_tau)),
-                     "s / epoch": float(np.mean(per_epoch)), "device": result.info["device"]})
+                     "s / epoch": float(np.mean(per_epoch)), "device": result.info["device"],
+                     "graphs": result.info["cuda_graphs"]})
     return pd.DataFrame(rows)
 
 
@@ -176,22 +178,103 @@ def solve_deep(problem, method: str, **params):
 
 
 def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, first_seed: int = 0,
-              methods: list[str] | None = None, warmup: bool = False, per_epoch: bool = False, **common) -> None:
+              methods: list[str] | None = None, warmup: bool = False, per_epoch: bool = False,
+              batch_sizes: tuple[int, ...] = (64,), graphs: tuple[bool, ...] = (True,), **common) -> None:
     """Test accuracy of D-NPSVC++ and its same-network baselines (identical encoder, epochs, optimiser);
-    ``methods`` picks some of them (method names of DEEP_METHODS)."""
+    ``methods`` picks some of them (method names of DEEP_METHODS). Over several batch sizes or launch modes
+    (``graphs``: CUDA graphs on/off) it ends with one table of seconds per epoch, each against cross-entropy's in
+    the same setting and against eager cross-entropy's at the same batch size."""
     chosen = {k: m for k, m in DEEP_METHODS.items() if methods is None or m in methods}
+    on_gpu = common["device"] != "cpu"
     for name in datasets:
         problem = deep_problem(name, n_train, validation=False)
         for prior in priors:
-            print(f"\n### {name} ({problem.n_train} train / {len(problem.y_test)} test), {prior} prior, {epochs} epochs, "
-                  f"seeds {first_seed}–{first_seed + seeds - 1}, device {common['device']}, threads {common['threads']}"
-                  f"{', bf16 autocast' if common.get('bf16') else ''}{', after a warm-up run' if warmup else ''}\n")
-            table = deep_runs(problem, {k: (m, {"prior": prior}) for k, m in chosen.items()}, seeds,
-                              first_seed, warmup=warmup, print_epochs=per_epoch, epochs=epochs, **common)
-            if "cross-entropy" in chosen:
-                ce = table.loc[table["model"] == "cross-entropy", "s / epoch"].iloc[0]
-                table["time / CE"] = table["s / epoch"] / ce
-            print(markdown(table.drop(columns="mean")), flush=True)
+            tables = {}
+            for batch, graphed in itertools.product(batch_sizes, graphs):
+                print(f"\n### {name} ({problem.n_train} train / {len(problem.y_test)} test), {prior} prior, "
+                      f"{epochs} epochs, seeds {first_seed}–{first_seed + seeds - 1}, device {common['device']}, "
+                      f"threads {common['threads']}, batch {batch}{', CUDA graphs' if graphed and on_gpu else ''}"
+                      f"{', bf16 autocast' if common.get('bf16') else ''}{', after a warm-up run' if warmup else ''}\n")
+                table = deep_runs(problem, {k: (m, {"prior": prior}) for k, m in chosen.items()}, seeds, first_seed,
+                                  warmup=warmup, print_epochs=per_epoch, epochs=epochs, batch_size=batch,
+                                  cuda_graphs=graphed, **common)
+                if "cross-entropy" in chosen:
+                    table["time / CE"] = table["s / epoch"] / ce_seconds(table)
+                print(markdown(table.drop(columns="mean")), flush=True)
+                tables[batch, graphed] = table
+            if len(tables) > 1:
+                launch_table(tables, f"{name}, {prior} prior, {problem.n_train} training rows, {epochs} epochs, "
+                                     f"device {common['device']}")
+            elif on_gpu:
+                publish("npsvc", "deep-gpu", f"D-NPSVC++ on {device_name(common['device'])}: {name}, {prior} prior, "
+                        f"{problem.n_train} training rows, batch {batch_sizes[0]}", table.drop(columns="mean"),
+                        clock="wall")
+
+
+def ce_seconds(table: pd.DataFrame) -> float:
+    return float(table.loc[table["model"] == "cross-entropy", "s / epoch"].iloc[0])
+
+
+def launch_table(tables: dict[tuple[int, bool], pd.DataFrame], what: str) -> None:
+    """Seconds per epoch over batch sizes and launch modes, against CE in the same setting and eager CE."""
+    def ce(table: pd.DataFrame | None) -> float:
+        return ce_seconds(table) if table is not None and "cross-entropy" in set(table["model"]) else np.nan
+
+    rows = [{"batch": batch, "CUDA graphs": run["graphs"], "model": run["model"], "s / epoch": run["s / epoch"],
+             "time / CE (same launches)": run["s / epoch"] / ce(table),
+             "time / eager CE": run["s / epoch"] / ce(tables.get((batch, False)))}
+            for (batch, _), table in tables.items() for run in table.to_dict("records")]
+    frame = pd.DataFrame(rows)
+    print(f"\n### seconds per epoch by batch size and launch mode: {what}\n")
+    print(markdown(frame), flush=True)
+    publish("npsvc", "deep-gpu-time", f"D-NPSVC++ and cross-entropy per epoch: {what}", frame, clock="wall")
+
+
+def device_name(device: str) -> str:
+    import torch
+
+    return torch.cuda.get_device_name() if device != "cpu" and torch.cuda.is_available() else "the CPU"
+
+
+def kernel_census(problem, criterion: str, steps: int = 20, **common) -> dict:
+    """Per mini-batch step of a trained-prior epoch (the prior frozen, as in all epochs after fine-tuning): how many
+    device kernels it launches and their summed device time, read by torch.profiler over ``steps`` eager steps after
+    three warm-up steps. Under a CUDA graph the launches are free, so the summed kernel time is what one replay
+    costs at least."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from ..core import validate_params
+    from .deep_params import DNPSVC_PARAMS
+    from .dnpsvc import Trainer, deterministic_torch, resolve_device
+
+    params = validate_params(DNPSVC_PARAMS, {**common, "criterion": criterion, "prior": "cnn", "cuda_graphs": False})
+    device = resolve_device(params["device"])
+    with deterministic_torch(0, params["threads"], device):
+        trainer = Trainer(problem, params, device)
+        trainer.net.prior.requires_grad_(False)
+        trainer.net.train()
+        batches = torch.randperm(problem.n_train).to(device).split(params["batch_size"])[:steps + 3]
+        for idx in batches[:3]:
+            trainer.batch_step(idx, gamma=trainer.gamma_at(0), reuse_phi=True)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for idx in batches[3:]:
+                trainer.batch_step(idx, gamma=trainer.gamma_at(0), reuse_phi=True)
+            torch.cuda.synchronize(device)
+    on_device = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    n = len(batches) - 3
+    return {"criterion": criterion, "kernels / step": len(on_device) / n,
+            "kernel µs / step": sum(e.device_time_total for e in on_device) / n}
+
+
+def kernels_part(datasets: list[str], n_train: int, **common) -> None:
+    """``kernel_census`` for each criterion on the CNN prior (CUDA only: main refuses another device)."""
+    for name in datasets:
+        problem = deep_problem(name, n_train, validation=False)
+        rows = [kernel_census(problem, criterion, **common) for criterion in ("npsvc++", "fixed", "ce")]
+        print(f"\n### device kernels per mini-batch step: {name}, cnn prior (frozen), batch {common['batch_size']}, "
+              f"device {common['device']}\n")
+        print(markdown(pd.DataFrame(rows)), flush=True)
 
 
 def ablation_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n_train: int, betas: list[float],
@@ -234,7 +317,8 @@ def parse_vary(items: list[str]) -> dict[str, list]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m solvers.bench npsvc", description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("accuracy", "time", "deep", "ablation", "all"), default="all")
+    parser.add_argument("--part", choices=("accuracy", "time", "deep", "kernels", "ablation", "all"), default="all",
+                        help="kernels: device kernels and their time per D-NPSVC++ / DTWSVN / CE mini-batch step")
     parser.add_argument("--datasets", default=None,
                         help="comma-separated dataset names (bundled, or real ones in the data directory); default: "
                              "the bundled ones and Table 2's for the accuracy part, " + ",".join(TIMED_DATASETS)
@@ -251,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="torch device for the deep runs")
     parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast in the deep runs (meant for CUDA)")
+    parser.add_argument("--batch-size", default="64",
+                        help="deep parts: mini-batch size; the deep part also takes a list (64,256)")
+    parser.add_argument("--cuda-graphs", default="on",
+                        help="deep parts on CUDA: on (replay each epoch's batches from a CUDA graph), off (eager "
+                             "launches) or on,off; with several settings the deep part ends with a time table")
     parser.add_argument("--methods", default=",".join(DEEP_METHODS.values()),
                         help="deep part: which of dnpsvc, fixed-tau, cross-entropy to run")
     parser.add_argument("--warmup", action="store_true",
@@ -283,9 +372,23 @@ def main(argv: list[str] | None = None) -> int:
     deep = {"datasets": [n for n in args.deep_datasets.split(",") if n], "priors": args.priors.split(","),
             "epochs": args.epochs, "seeds": args.seeds, "first_seed": args.first_seed, "n_train": args.deep_train, "threads": args.threads,
             "device": args.device, "bf16": args.bf16}
+    if args.part == "kernels" and args.device != "cuda":
+        parser.error("--part kernels counts CUDA kernels: run it with --device cuda")
+    try:
+        batch_sizes = tuple(int(b) for b in args.batch_size.split(","))
+        graphs = tuple({"on": True, "off": False}[g] for g in args.cuda_graphs.split(","))
+    except (ValueError, KeyError):
+        parser.error(f"--batch-size {args.batch_size!r} / --cuda-graphs {args.cuda_graphs!r}: expected integers "
+                     "and on/off, comma-separated")
+    if any(b < 2 for b in batch_sizes):
+        parser.error("--batch-size: BatchNorm needs batches of at least 2")
     with use_clock(args.clock):  # s / epoch in CPU seconds with --clock cpu
         if args.part in ("deep", "all"):
-            deep_part(**deep, methods=methods, warmup=args.warmup, per_epoch=args.per_epoch)
+            deep_part(**deep, methods=methods, warmup=args.warmup, per_epoch=args.per_epoch, batch_sizes=batch_sizes,
+                      graphs=graphs)
+        if args.part == "kernels":
+            kernels_part(deep["datasets"], deep["n_train"], threads=args.threads, device=args.device,
+                         bf16=args.bf16, batch_size=batch_sizes[0])
         if args.part == "ablation":
             ablation_part(**deep, betas=[float(b) for b in args.betas.split(",")],
                           gammas=[float(g) for g in args.gammas.split(",")],

@@ -55,6 +55,9 @@ DNPSVC_PARAMS = (
     Param("device", "cpu", str, choices=DEVICES,
           help="where the network, the data and the τ-step live: cpu (the tested default), cuda, or auto "
                "(cuda when torch sees a GPU)"),
+    Param("cuda_graphs", True, bool,
+          help="on CUDA, replay each epoch's mini-batch steps from one captured CUDA graph (one launch per batch "
+               "instead of one per kernel; every criterion alike); off: eager launches. No effect on the CPU"),
     Param("bf16", False, bool, help="bfloat16 autocast for the forward passes (meant for CUDA; losses, "
                                     "Gram matrix and τ stay float32)"),
     Param("seed", 0, int, low=0, high=2**31 - 1, help="seed of the weights and the batch order"),

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import itertools
 import math
 
@@ -41,6 +42,7 @@ from torch import nn
 
 from ..core import HistoryRecorder, InputError, Result, relative_change, validate_params
 from .deep_params import DNPSVC_PARAMS
+from .graph_replay import EpochReplay
 from .problem import NPSVCProblem, chebyshev_columns, problem_from_arrays
 from .qp import simplex_qp
 from .torch_qp import simplex_qp_device
@@ -119,18 +121,24 @@ def deterministic_torch(seed: int, threads: int, device: torch.device | None = N
 
     On CUDA the deterministic switch only warns where a kernel has no deterministic variant (and
     cuBLAS needs CUBLAS_WORKSPACE_CONFIG for bitwise repeatability), so GPU runs are seeded but
-    not promised to be bit-identical.
+    not promised to be bit-identical. There the switch's filling of every new tensor with NaN is
+    turned off: it guards against reading memory nothing wrote, which no step here does, and it was
+    a third of a D-NPSVC++ mini-batch's kernels (torch.profiler's operator count on the CPU: 304 of
+    842 operator calls per step, 86 of 240 for cross-entropy).
     """
+    on_cuda = device is not None and device.type == "cuda"
     previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
-                torch.get_num_threads())
+                torch.get_num_threads(), torch.utils.deterministic.fill_uninitialized_memory)
     torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True, warn_only=device is not None and device.type == "cuda")
+    torch.use_deterministic_algorithms(True, warn_only=on_cuda)
+    torch.utils.deterministic.fill_uninitialized_memory = not on_cuda
     torch.set_num_threads(threads)
     try:
         yield
     finally:
         torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
         torch.set_num_threads(previous[2])
+        torch.utils.deterministic.fill_uninitialized_memory = previous[3]
 
 
 def resolve_device(name: str) -> torch.device:
@@ -151,7 +159,8 @@ class Trainer:
     QP runs in torch (torch_qp.py: exact over the simplex's faces for K ≤ 12, FISTA beyond), so the
     batch loop never waits on the host. On the CPU the host *is* the device, and the exact active-set
     QP (qp.simplex_qp) is cheaper than either; ``qp_on_device`` switches (tests force the device path
-    on the CPU).
+    on the CPU). On CUDA the full batches of an epoch are replayed from a CUDA graph (graph_replay.py,
+    ``cuda_graphs``), which is why τ, its warm start and the feasibility sum are updated in place.
     """
 
     def __init__(self, problem: NPSVCProblem, p: dict, device: torch.device | None = None):
@@ -174,9 +183,13 @@ class Trainer:
         self.eye = torch.eye(self.K, device=dev)
         self.last_lr = p["lr"]
         self.batch_norms = [m for m in self.net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+        self.feasibility_sum = torch.zeros((), device=dev)  # Σ over an epoch's τ-steps, updated in place
+        self.replay = EpochReplay(p["batch_size"], dev) if dev.type == "cuda" and p["cuda_graphs"] else None
 
     def autocast(self):
-        return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.p["bf16"])
+        # a CUDA graph must not capture autocast's cache of cast weights (it is freed on exit)
+        return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.p["bf16"],
+                              cache_enabled=self.replay is None)
 
     def gamma_at(self, epoch: int) -> float:
         return 0.5 * self.p["gamma"] * (1.0 + math.cos(epoch * math.pi / self.p["epochs"])) + 1e-8
@@ -192,8 +205,8 @@ class Trainer:
 
     def solve_tau_qp(self, gram: torch.Tensor, linear: torch.Tensor) -> torch.Tensor:
         """τ* of eq. (25) for Hessian ``gram`` and linear term −γJ."""
-        if self.qp_on_device:
-            self.tau_star = simplex_qp_device(gram, linear, self.tau_star)
+        if self.qp_on_device:  # in place: a CUDA graph's replays read the warm start where the capture found it
+            self.tau_star.copy_(simplex_qp_device(gram, linear, self.tau_star))
             return self.tau_star
         A, b = gram.double().numpy(), linear.double().numpy()
         if not (np.isfinite(A).all() and np.isfinite(b).all()):
@@ -247,7 +260,8 @@ class Trainer:
         gram = grads @ grads.T + 1e-12 * self.eye  # tiny ridge: the Gram matrix is often singular
         tau_star = self.solve_tau_qp(gram, -gamma * J.detach())
         ok = torch.isfinite(tau_star).all()
-        self.tau = torch.where(ok, self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau, self.tau)  # (26)
+        moved = self.p["beta"] * tau_star + (1.0 - self.p["beta"]) * self.tau  # (26)
+        self.tau.copy_(torch.where(ok, moved, self.tau))
         common = self.tau @ grads
         if self.p["shared_step"]:  # Alg. 2 line 15
             self.opt.zero_grad(set_to_none=True)
@@ -258,6 +272,21 @@ class Trainer:
             bn.train()
         return 0.5 * (common @ common).detach()
 
+    def batch_step(self, idx: torch.Tensor, gamma: float, reuse_phi: bool) -> None:
+        """θ-step (eq. 10) on the rows ``idx``, then for NPSVC++ the τ-step, its feasibility added to
+        ``feasibility_sum``. Everything it reads or writes stays at fixed addresses (the rows are gathered from the
+        device-resident data), so the same call can be captured in a CUDA graph and replayed."""
+        xb, yb = self.X.index_select(0, idx), self.y.index_select(0, idx)
+        with self.autocast():
+            phi, z = self.net.representation(xb)
+            F = self.net.scores_from(phi, z)
+        loss, _ = self._loss(F, yb)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt.step()
+        if self.p["criterion"] == "npsvc++":
+            self.feasibility_sum.add_(self._tau_step(xb, yb, gamma, phi.detach() if reuse_phi else None))
+
     def epoch(self, epoch: int) -> float:
         """One pass of Algorithm 2; returns the mean feasibility ½‖Σ τ_l∇_Z J_l‖² of its τ-steps."""
         p = self.p
@@ -267,27 +296,23 @@ class Trainer:
         gamma = self.gamma_at(epoch)
         order = torch.randperm(len(self.y), generator=self.generator).to(self.device)  # one transfer per epoch
         reuse_phi = self.prior_frozen() and p["tau_bn"] == "train"  # φ was computed with batch statistics
-        feasibility, n_steps = torch.zeros((), device=self.device), 0
-        for start in range(0, len(order), p["batch_size"]):
-            idx = order[start:start + p["batch_size"]]
-            if len(idx) < 2:  # BatchNorm needs two samples
-                continue
-            xb, yb = self.X[idx], self.y[idx]
-            with self.autocast():
-                phi, z = self.net.representation(xb)
-                F = self.net.scores_from(phi, z)
-            loss, _ = self._loss(F, yb)  # θ-step (eq. 10)
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            self.opt.step()
-            if p["criterion"] == "npsvc++":
-                feasibility = feasibility + self._tau_step(xb, yb, gamma, phi.detach() if reuse_phi else None)
-                n_steps += 1
+        batches = [idx for idx in order.split(p["batch_size"]) if len(idx) >= 2]  # BatchNorm needs two samples
+        full = [idx for idx in batches if len(idx) == p["batch_size"]]
+        self.feasibility_sum.zero_()
+        step = functools.partial(self.batch_step, gamma=gamma, reuse_phi=reuse_phi)
+        if self.replay is not None:
+            self.replay.run(step, full)
+        else:
+            for idx in full:
+                step(idx)
+        for idx in batches[len(full):]:  # the last, shorter batch
+            step(idx)
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()
         if self.device.type == "cuda":  # every criterion's epoch time includes its queued GPU work
             torch.cuda.synchronize(self.device)
-        return float(feasibility) / n_steps if n_steps else float("nan")  # the epoch's one host read
+        n_steps = len(batches) if p["criterion"] == "npsvc++" else 0
+        return float(self.feasibility_sum) / n_steps if n_steps else float("nan")  # the epoch's one host read
 
     @torch.no_grad()
     def evaluate(self) -> tuple[np.ndarray, float, float]:
@@ -304,6 +329,12 @@ class Trainer:
                 F_test = self.net(self.X_test).float()
             test = float((predict_from_scores(F_test, norms, self.p["criterion"]) == self.y_test).float().mean())
         return J, train, test
+
+    def graphs_used(self) -> str:
+        """"on", "off", or why the capture failed (the run then trained eagerly)."""
+        if self.replay is None:
+            return "off"
+        return "on" if self.replay.failure is None else f"failed ({self.replay.failure})"
 
     def tau_numpy(self) -> np.ndarray:
         return self.tau.double().cpu().numpy()
@@ -352,7 +383,7 @@ def run_dnpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callbac
         trainer.net.eval()
         return rec.result({"net": trainer.net.cpu(), "tau": trainer.tau_numpy(), "criterion": params["criterion"],
                            "normalize_heads": params["normalize_heads"]}, n_epochs=int(rec.rows[-1]["iter"]),
-                          device=str(device))
+                          device=str(device), cuda_graphs=trainer.graphs_used())
 
 
 def warm_up() -> None:

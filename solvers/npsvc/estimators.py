@@ -131,13 +131,13 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
     def __init__(self, criterion="npsvc++", prior="mlp", hypothesis="full", epochs=15, batch_size=64, lr=0.1,
                  weight_decay=1e-4, c=1.0, margin=4.0, gamma=0.01, beta=0.01, hidden=128, z_dim=32, dropout=0.1,
                  finetune=0.2, shared_step=True, second_lr=1.0, tau_bn="train", normalize_heads=True, threads=1,
-                 device="cpu", bf16=False, seed=0, image_shape=None):
+                 device="cpu", cuda_graphs=True, bf16=False, seed=0, image_shape=None):
         self.criterion, self.prior, self.hypothesis, self.epochs = criterion, prior, hypothesis, epochs
         self.batch_size, self.lr, self.weight_decay, self.c, self.margin = batch_size, lr, weight_decay, c, margin
         self.gamma, self.beta, self.hidden, self.z_dim, self.dropout = gamma, beta, hidden, z_dim, dropout
         self.finetune, self.normalize_heads, self.threads, self.seed = finetune, normalize_heads, threads, seed
         self.shared_step, self.second_lr, self.tau_bn = shared_step, second_lr, tau_bn
-        self.device, self.bf16, self.image_shape = device, bf16, image_shape
+        self.device, self.cuda_graphs, self.bf16, self.image_shape = device, cuda_graphs, bf16, image_shape
 
     def fit(self, X, y, X_test=None, y_test=None):
         """Train; optional held-out (X_test, y_test) fill the history's test_acc column."""
@@ -151,8 +151,7 @@ class DNPSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
         params = {k: getattr(self, k) for k in ("prior", "hypothesis", "epochs", "batch_size", "lr",
                                                 "weight_decay", "c", "margin", "gamma", "beta", "hidden", "z_dim",
                                                 "dropout", "finetune", "shared_step", "second_lr", "tau_bn", "normalize_heads",
-                                                "threads", "device", "bf16",
-                                                "seed")}
+                                                "threads", "device", "cuda_graphs", "bf16", "seed")}
         if self.criterion not in CRITERION_METHODS:
             raise InputError(f"criterion must be one of {', '.join(CRITERION_METHODS)}, got {self.criterion!r}")
         self.result_ = solve(problem, CRITERION_METHODS[self.criterion], tol=1e-12, max_iter=self.epochs, **params)

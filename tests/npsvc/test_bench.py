@@ -1,5 +1,6 @@
 """The benchmark command runs end to end on a tiny configuration and prints our numbers beside the paper's."""
 import pytest
+import torch
 
 from solvers.bench.__main__ import main as bench_main
 from solvers.npsvc.bench import main
@@ -90,3 +91,19 @@ def test_bad_method_list_is_refused(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--part", "deep", "--methods", "dnpsvc,svm"])
     assert exc.value.code != 0 and "--methods" in capsys.readouterr().err
+
+
+def test_kernel_census_needs_cuda(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--part", "kernels", "--device", "cpu"])
+    assert exc.value.code != 0 and "--device cuda" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none on this machine)")
+def test_kernel_census_counts_more_kernels_for_the_tau_step(capsys):
+    """D-NPSVC++'s step is the θ-step plus the τ-step, so it launches more kernels than cross-entropy's θ-step
+    alone, and every step launches some."""
+    assert main(["--part", "kernels", "--device", "cuda", "--deep-datasets", "digits", "--deep-train", "300"]) == 0
+    rows = {line.split("|")[1].strip(): float(line.split("|")[2]) for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| npsvc++") or line.startswith("| ce")}
+    assert rows["npsvc++"] > rows["ce"] > 0
