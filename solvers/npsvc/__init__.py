@@ -13,7 +13,7 @@ from functools import partial
 
 from ..core import Method, Result, solve_with
 from . import synthetic  # noqa: F401  (registers the 2-D generators)
-from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, run_lstsvm, run_npsvm, run_twsvm
+from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, TWSVM_PARAMS, run_lstsvm, run_npsvm, run_twsvm
 from .deep_params import DNPSVC_PARAMS
 from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
 from .knpsvc import KNPSVC_PARAMS, OFFICIAL_MAX_ITER, run_knpsvc
@@ -35,7 +35,7 @@ def run_dnpsvc(problem: NPSVCProblem, **params) -> Result:
 _DEEP_SHARED = tuple(p for p in DNPSVC_PARAMS if p.name != "criterion")
 
 METHODS = {m.name: m for m in (
-    Method("twsvm", "TWSVM", run_twsvm, BASELINE_PARAMS,
+    Method("twsvm", "TWSVM", run_twsvm, TWSVM_PARAMS,
            "one hinge-loss hyperplane per class (TBSVM form), K box-QP duals; optimality = largest relative "
            "duality gap", "Table 1; Shao et al. 2011"),
     Method("pin-twsvm", "pinball TWSVM", run_twsvm, PINBALL_PARAMS,

@@ -31,7 +31,9 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..core import HistoryRecorder, Param, Result
+from .arrays import array_namespace, to_host
 from .blocks import ClassBlocks
+from .deep_params import DEVICES
 from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives
 from .qp import BoxQP
 
@@ -39,7 +41,11 @@ C = Param("c", 1.0, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui
           help="weight of the dissimilarity loss on the other classes (eq. 5)", symbol="c")
 R1 = Param("r1", 0.1, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-4, 1e3),
            help="ridge on the hyperplane normal w_l (eq. 13)", symbol="r_1")
+DEVICE = Param("device", "cpu", str, choices=DEVICES,
+               help="cpu: the numpy code (the tested default); cuda: kernel, factorisations, blocks and QPs in torch "
+                    "on the GPU (float64; knpsvc_torch.py); auto: cuda when torch sees a GPU, else cpu")
 BASELINE_PARAMS = (C, R1)
+TWSVM_PARAMS = (C, R1, DEVICE)
 NPSVM_PARAMS = (C, R1, Param("eps", 0.1, float, low=0, low_strict=True, high=10,
                             help="width of the ε-insensitive tube around the own class's hyperplane",
                             symbol=r"\varepsilon"))
@@ -71,8 +77,43 @@ def advance(qps: list[BoxQP], matrices: list, k: int) -> None:
             qp.step()
 
 
+class TwinDuals:
+    """TWSVM's K duals (eq. 16 with P̂v_l = 0) with numpy: the class blocks, the QP and the conversions that
+    ``solve_twin_duals`` needs; knpsvc_torch.DeviceTwinDuals is the same on a torch device."""
+
+    box_qp = BoxQP
+
+    def __init__(self, problem: NPSVCProblem, r1: float):
+        self.problem, self.p = problem, problem.features.p
+        own = problem.own_mask()
+        self.blocks = [ClassBlocks(problem.features, own[:, l], r1) for l in range(problem.n_classes)]
+
+    def array(self, A: np.ndarray) -> np.ndarray:
+        """A host array as the duals keep theirs (here: as is)."""
+        return A
+
+    def accuracies(self, U: np.ndarray) -> tuple[float, float]:
+        return self.problem.accuracies(U, np.linalg.norm(U, axis=0))
+
+
 def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1,
-              tau_p=0.0) -> Result:
+              tau_p=0.0, device="cpu") -> Result:
+    """TWSVM with numpy, or in torch on a GPU (``device``; knpsvc_torch.py, imported only then); see
+    ``solve_twin_duals``."""
+    if device != "cpu":
+        from .knpsvc_torch import DeviceTwinDuals, device_features
+
+        features = device_features(problem, device)  # None: "auto" found no GPU, the numpy path runs
+        if features is not None:  # kernel and Cholesky on the device: set-up, outside the solver clock
+            return solve_twin_duals(problem, lambda: DeviceTwinDuals(problem, features, r1), tol=tol,
+                                    max_iter=max_iter, time_limit=time_limit, callback=callback, c=c, tau_p=tau_p)
+    problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
+    return solve_twin_duals(problem, lambda: TwinDuals(problem, r1), tol=tol, max_iter=max_iter,
+                            time_limit=time_limit, callback=callback, c=c, tau_p=tau_p)
+
+
+def solve_twin_duals(problem: NPSVCProblem, make_duals, *, tol, max_iter, time_limit=None, callback=None, c=1.0,
+                     tau_p=0.0) -> Result:
     """The K duals solved one after another, each on BoxQP.solve's schedule until its relative duality gap is
     ≤ tol or it has taken ``max_iter`` QP iterations (each dual gets the budget the lockstep gave it).
 
@@ -90,15 +131,15 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
     stops and on the last row, and are NaN on the other rows: that evaluation streams Ψ and ψ(X_test) and
     evicts S_l from the cache; done every ten QP iterations it cost the solver itself 0.30 → 0.37 s on
     digits and 0.47 → 0.55 s on USPS (CPU s)."""
-    features = problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
     K = problem.n_classes
     rec = HistoryRecorder(tol=tol, max_iter=K * max_iter, time_limit=time_limit, callback=callback,
                           measure="optimality")
-    blocks = [ClassBlocks(features, problem.own_mask()[:, l], r1) for l in range(K)]
-    qps = [BoxQP(b.matvec, -np.ones(len(b.other_rows)), c, lower=-tau_p * c) for b in blocks]
+    duals = make_duals()  # the class blocks (S_l): on the solver clock
+    blocks = duals.blocks
+    qps = [duals.box_qp(b.matvec, duals.array(-np.ones(len(b.other_rows))), c, lower=-tau_p * c) for b in blocks]
     J = c * np.array([len(b.other_rows) for b in blocks], float)  # at λ = 0: u = 0, every hinge/pinball = 1
     gaps = J / np.maximum(1.0, J)  # dual value 0 at λ = 0
-    U = np.zeros((features.p, K))
+    U = duals.array(np.zeros((duals.p, K)))
     solved = 0  # QP iterations of the duals already solved
     for l, (b, qp) in enumerate(zip(blocks, qps)):
         steps = qp.iterate(b.S)
@@ -106,9 +147,9 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
             next(steps)
             # With u = Q_lΨ_{−l}ᵀλ: ½‖Ψ_l u‖² + (r₁/2)‖u‖² = ½λᵀS_lλ and Ψ_{−l}u = S_lλ, so primal and dual
             # values come from the QP state at no extra cost.
-            quad = qp.x @ qp.Sx
-            J[l] = 0.5 * quad + c * np.maximum(1.0 - qp.Sx, tau_p * (qp.Sx - 1.0)).sum()
-            gaps[l] = max((J[l] - (qp.x.sum() - 0.5 * quad)) / max(1.0, abs(J[l])), 0.0)
+            quad = float(qp.x @ qp.Sx)
+            J[l] = 0.5 * quad + c * float(array_namespace(qp.Sx).maximum(1.0 - qp.Sx, tau_p * (qp.Sx - 1.0)).sum())
+            gaps[l] = max((J[l] - (float(qp.x.sum()) - 0.5 * quad)) / max(1.0, abs(J[l])), 0.0)
             finished = gaps[l] <= tol or qp.n_iter >= max_iter or qp.kkt_residual() <= 1e-15
             if not finished and qp.n_iter % 10:
                 continue
@@ -116,7 +157,7 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
             if finished:
                 with rec.excluded():
                     U[:, l] = b.hyperplane(0.0, qp.x)
-                    train_acc, test_acc = problem.accuracies(U, np.linalg.norm(U, axis=0))
+                    train_acc, test_acc = duals.accuracies(U)
             # share of the work for a progress bar: duals done, plus this one's budget used (capped below 1)
             progress = (l + (1.0 if finished else min(qp.n_iter / max_iter, 0.99))) / K
             rec.record(solved + qp.n_iter, objective=float(J.max()), optimality=float(gaps.max()),
@@ -129,10 +170,12 @@ def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback
             break
     if rec.status is None:  # every dual stopped, some on its budget (or exact stationarity) above tol
         rec.stop("max_iter")
-    U = np.column_stack([b.hyperplane(0.0, qp.x) for b, qp in zip(blocks, qps)])
+    for l, (b, qp) in enumerate(zip(blocks, qps)):
+        U[:, l] = b.hyperplane(0.0, qp.x)
     if np.isnan(rec.rows[-1]["train_acc"]):  # stopped inside a dual (Stop, time limit): the table reads this row
-        rec.rows[-1]["train_acc"], rec.rows[-1]["test_acc"] = problem.accuracies(U, np.linalg.norm(U, axis=0))
-    return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "lambdas": [q.x.copy() for q in qps]})
+        rec.rows[-1]["train_acc"], rec.rows[-1]["test_acc"] = duals.accuracies(U)
+    U = to_host(U)
+    return rec.result({"U": U, "norms": np.linalg.norm(U, axis=0), "lambdas": [to_host(q.x).copy() for q in qps]})
 
 
 def run_lstsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1) -> Result:

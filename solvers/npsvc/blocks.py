@@ -26,12 +26,22 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dtrtrs
 
+from .arrays import array_namespace
 from .problem import KernelFeatures
 
 # S_l is also formed explicitly below this many other-class rows (128 MiB), whatever the feature dimension: the
 # box QP's Newton steps (qp.BoxQP.newton_step) need the matrix, and without them its BB steps took 1 300–1 500
 # iterations per dual on ill-conditioned linear-kernel duals (digits, 300 rows, unstandardised, r₁ = 1).
 EXPLICIT_ROWS = 4096
+
+
+def lower_solve(L: np.ndarray, b: np.ndarray, transpose: bool = False) -> np.ndarray:
+    """L⁻¹b (or L⁻ᵀb) for a lower triangular L and a vector b: LAPACK's trtrs directly for numpy (no per-call
+    checks), torch's triangular solve for a tensor (the device path, knpsvc_torch.py)."""
+    if isinstance(L, np.ndarray):
+        return dtrtrs(L, b, lower=1, trans=int(transpose))[0]
+    solve = array_namespace(L).linalg.solve_triangular
+    return solve(L.mT if transpose else L, b[:, None], upper=transpose)[:, 0]
 
 
 class RidgeInverse:
@@ -105,13 +115,13 @@ class ClassBlocks:
         """u = Q_l(center + Ψ_{−l}ᵀλ): eq. (15) with center = r₁P̂v_l (0 for TWSVM), without copying Ψ_l or Ψ_{−l}.
         In Gram form, Q_l(c + Ψ_{−l}ᵀλ) = (c + Ψᵀy)/r₁ with y = λ on N_l and −L_l⁻ᵀ(L_l⁻¹Ψ_lc + W_lλ) on S_l
         (Woodbury, as in ustep.py); otherwise Ψ_{−l}ᵀλ = Ψᵀy with y = λ on N_l and 0 elsewhere."""
-        y = np.zeros(self.Psi.shape[0])
+        y = array_namespace(self.Psi).zeros_like(self.Psi[:, 0])  # numpy, or torch (DeviceClassBlocks)
         y[self.other_rows] = lam
         if self.W is None:
             return self.Q(center + self.Psi.T @ y)
         L = self.Q.factor[0]
         rhs = self.W @ lam
         if np.ndim(center):
-            rhs += dtrtrs(L, (self.Psi @ center)[self.own_rows], lower=1)[0]
-        y[self.own_rows] = -dtrtrs(L, rhs, lower=1, trans=1)[0]
+            rhs += lower_solve(L, (self.Psi @ center)[self.own_rows])
+        y[self.own_rows] = -lower_solve(L, rhs, transpose=True)
         return (center + self.Psi.T @ y) / self.Q.r

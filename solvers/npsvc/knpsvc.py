@@ -38,7 +38,8 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.neighbors import kneighbors_graph
 
 from ..core import HistoryRecorder, InputError, Param, Result, relative_change, validate_params
-from .baselines import C, R1
+from .arrays import array_namespace, to_host
+from .baselines import C, R1, DEVICE
 from .blocks import ClassBlocks
 from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
 from .qp import BoxQP, simplex_qp
@@ -46,7 +47,7 @@ from .ustep import GramUStep, lower_times
 
 OFFICIAL_MAX_ITER = 10  # the official code's outer iterations (digest §3.6): the estimator's default, Table 2's budget
 
-KNPSVC_PARAMS = (
+STATE_PARAMS = (  # Algorithm 1's parameters: what KNPSVCState takes
     C, R1,
     Param("r2", 0.1, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-4, 1e3),
           help="ridge on the weights v_l of the learned features (eq. 13)", symbol="r_2"),
@@ -67,6 +68,7 @@ KNPSVC_PARAMS = (
           help="KKT residual at which each U-step box QP stops"),
     Param("seed", 0, int, low=0, high=2**31 - 1, help="seed of the random P̂₀, V₀, Û₀ (§3.3)"),
 )
+KNPSVC_PARAMS = (*STATE_PARAMS, DEVICE)
 
 
 # -- pieces of one iteration --------------------------------------------------
@@ -113,7 +115,7 @@ class LaplacianTerm:
         if self.matrix is not None:
             return self.matrix @ P, None
         PsiP = lower_times(self.Psi, P)
-        return lower_times(self.Psi, np.asarray(self.L @ PsiP), transpose=True), PsiP
+        return lower_times(self.Psi, self.L @ PsiP, transpose=True), PsiP  # sparse L: scipy's, or torch's
 
     def dense(self) -> np.ndarray:
         return self.matrix if self.matrix is not None else _symmetric(self @ np.eye(self.shape[0]))
@@ -140,11 +142,13 @@ def polar(A: np.ndarray) -> np.ndarray:
     Through the d × d eigendecomposition of AᵀA when A is well conditioned (its error grows like ε·cond(A)²:
     ≤ 1e-10 for cond(A) ≤ 1e3; GPI's A had cond 80–160 on DNA and digits), else the thin SVD. The SVD of the
     p × d matrix cost 0.40 ms on digits (p = 1 078, d = 20) against 0.08 ms, ≈ 45 times per fit.
+    A numpy array or a torch tensor (the device path).
     """
-    w, Q = np.linalg.eigh(A.T @ A)
+    linalg = array_namespace(A).linalg
+    w, Q = linalg.eigh(A.T @ A)
     if w[0] > 1e-6 * w[-1]:
-        return A @ ((Q / np.sqrt(w)) @ Q.T)
-    U, _, Vt = np.linalg.svd(A, full_matrices=False)
+        return A @ ((Q / w**0.5) @ Q.T)
+    U, _, Vt = linalg.svd(A, full_matrices=False)
     return U @ Vt
 
 
@@ -177,7 +181,7 @@ def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int, rtol: fl
     for _ in range(n_iter):
         MP = MP_fn(P)
         A = sigma * P - MP + E
-        value = float(np.sum(P * A) + np.sum(P * E))
+        value = float((P * A).sum() + (P * E).sum())
         if value - previous <= rtol * max(1.0, abs(value)):
             return P
         previous = value
@@ -186,9 +190,10 @@ def gpi(P: np.ndarray, MP_fn, sigma: float, E: np.ndarray, n_iter: int, rtol: fl
 
 
 def objectives(Psi, own, U, V, P, M, c, r1, r2, mu, F=None, MP=None) -> np.ndarray:
-    """J_l for every class (the eventual objective after eq. 13); F = ΨÛ and MP = M P̂ when already known."""
+    """J_l for every class (the eventual objective after eq. 13); F = ΨÛ and MP = M P̂ when already known.
+    numpy arrays, or torch tensors on one device (the device path: the same function, knpsvc_torch.py)."""
     W = U - P @ V  # ŵ_l = û_l − P̂v_l
-    manifold = 0.0 if M is None else 0.5 * mu * float(np.sum(P * (M @ P if MP is None else MP)))
+    manifold = 0.0 if M is None else 0.5 * mu * float((P * (M @ P if MP is None else MP)).sum())
     return (class_objectives(Psi @ U if F is None else F, own, c) + 0.5 * r1 * (W * W).sum(0) + 0.5 * r2 * (V * V).sum(0)
             + manifold)
 
@@ -207,7 +212,7 @@ class RiemannianGradients:
         self.U, self.V, self.r1 = U, V, r1
         self.A, self.B = P @ V, P.T @ U
         if M is None:
-            self.pi = np.zeros_like(P)
+            self.pi = array_namespace(P).zeros_like(P)
         else:
             MP = M @ P if MP is None else MP
             self.pi = mu * (MP - P @ (P.T @ MP))
@@ -228,7 +233,7 @@ class RiemannianGradients:
 def hyperplane_norms(U, V, P) -> np.ndarray:
     """√(‖û_l − P̂v_l‖² + ‖v_l‖²): the norm of the stacked normal [w_l; v_l] in eq. (21)."""
     W = U - P @ V
-    return np.sqrt((W * W).sum(0) + (V * V).sum(0))
+    return array_namespace(W).sqrt((W * W).sum(0) + (V * V).sum(0))
 
 
 # -- the algorithm ------------------------------------------------------------
@@ -240,7 +245,14 @@ def resolve_dimension(d: int, p: int, K: int) -> int:
 
 
 class KNPSVCState:
-    """The iterate (Û, V, P̂, τ, λ) and the precomputed blocks; one method per step of Algorithm 1."""
+    """The iterate (Û, V, P̂, τ, λ) and the precomputed blocks; one method per step of Algorithm 1.
+
+    The steps are written once for numpy arrays and torch tensors; a subclass on a torch device
+    (knpsvc_torch.DeviceKNPSVCState) overrides only the precomputation, the conversions and the two QP solvers
+    below, so its iterates are these up to rounding."""
+
+    box_qp = BoxQP  # the U-step's dual (eq. 16)
+    tau_qp = staticmethod(simplex_qp)  # the τ-step's QP (eq. 20)
 
     def __init__(self, problem: NPSVCProblem, *, c, r1, r2, mu, d, gamma, eta, beta, gpi_iter, inner_tol, seed):
         K = problem.n_classes
@@ -248,27 +260,50 @@ class KNPSVCState:
         self.problem, self.K = problem, K
         self.c, self.r1, self.r2, self.mu, self.gamma, self.eta, self.beta = c, r1, r2, mu, gamma, eta, beta
         self.gpi_iter, self.inner_tol = gpi_iter, inner_tol
-        features = problem.features
-        self.Psi, self.own = features.Psi, problem.own_mask()
+        self._precompute(problem)
         p = self.Psi.shape[1]
-        # Precomputation (Alg. 1 lines 9–10).
-        self.blocks = [ClassBlocks(features, self.own[:, l], r1) for l in range(K)]
-        self.gram = GramUStep(features, self.blocks, r1) if GramUStep.applies(features, self.blocks) else None
-        self.M = LaplacianTerm(problem.X_train, self.Psi, features.chol is not None) if mu > 0 else None
-        self.sigma = mu * largest_eigenvalue(self.M) if self.M is not None else 0.0
-        # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform.
+        self.sigma = mu * largest_eigenvalue(self._eigen_operator()) if self.M is not None else 0.0
+        # Initialisation (§3.3): P̂₀ orthonormal, V₀ and Û₀ Gaussian, τ₀ uniform (drawn on the host on every device).
         rng = np.random.default_rng(seed)
-        self.P = polar(rng.standard_normal((p, d)))
-        self.V = rng.standard_normal((d, K))
-        self.U = rng.standard_normal((p, K))
-        self.tau = np.full(K, 1.0 / K)
+        self.P = self._array(polar(rng.standard_normal((p, d))))
+        self.V = self._array(rng.standard_normal((d, K)))
+        self.U = self._array(rng.standard_normal((p, K)))
+        self.tau = self._array(np.full(K, 1.0 / K))
         self.lambdas: list[np.ndarray | None] = [None] * K
         self._S_lambdas: list[np.ndarray | None] = [None] * K  # S_lλ_l: the next u-step's warm start needs it
         self.qp_iters = 0
         self.stationarity = float("nan")
-        # ΨÛ, refreshed by the u-step (the only step that moves Û); a kernel's Ψ is triangular: trmm, half the flops
-        self.F = lower_times(self.Psi, self.U) if features.chol is not None else self.Psi @ self.U
+        self.F = self._scores(self.U)  # ΨÛ, refreshed by the u-step (the only step that moves Û)
         self._MP: tuple | None = None  # (P̂, M P̂, ΨP̂) for the last P̂ at which M P̂ was computed
+
+    def _precompute(self, problem: NPSVCProblem) -> None:
+        """Ψ, the own-row masks, the class blocks and M (Alg. 1 lines 9–10), with numpy."""
+        features = problem.features
+        self.Psi, self.own = features.Psi, problem.own_mask()
+        self.blocks = [ClassBlocks(features, self.own[:, l], self.r1) for l in range(self.K)]
+        self.gram = GramUStep(features, self.blocks, self.r1) if GramUStep.applies(features, self.blocks) else None
+        self.M = LaplacianTerm(problem.X_train, self.Psi, features.chol is not None) if self.mu > 0 else None
+
+    def _eigen_operator(self) -> LaplacianTerm:
+        """M as ``largest_eigenvalue`` takes it (numpy vectors in and out)."""
+        return self.M
+
+    def _array(self, A: np.ndarray) -> np.ndarray:
+        """A host array as this state's arrays are kept (here: as is)."""
+        return A
+
+    def _scores(self, U: np.ndarray) -> np.ndarray:
+        """ΨU; a kernel's Ψ is triangular: trmm, half the flops."""
+        return lower_times(self.Psi, U) if self.problem.features.chol is not None else self.Psi @ U
+
+    def accuracies(self) -> tuple[float, float]:
+        """Train and test accuracy of the current hyperplanes (eq. 21)."""
+        return self.problem.accuracies(self.U, self.norms(), self.F)
+
+    def solution(self) -> dict:
+        """The iterate as numpy arrays, for the Result."""
+        return {"U": to_host(self.U), "V": to_host(self.V), "P": to_host(self.P), "tau": to_host(self.tau),
+                "norms": to_host(self.norms()), "lambdas": [to_host(lam) for lam in self.lambdas]}
 
     def objectives(self) -> np.ndarray:
         return objectives(self.Psi, self.own, self.U, self.V, self.P, self.M, self.c, self.r1, self.r2, self.mu,
@@ -299,7 +334,8 @@ class KNPSVCState:
         self.qp_iters = 0
         qps = []
         for l, (b, q) in enumerate(zip(self.blocks, terms)):
-            qps.append(BoxQP(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l]).solve(self.inner_tol, S=b.S))
+            qps.append(self.box_qp(b.matvec, q, self.c, self.lambdas[l], Sx0=self._S_lambdas[l])
+                       .solve(self.inner_tol, S=b.S))
             self.lambdas[l], self._S_lambdas[l] = qps[l].x, qps[l].Sx
             self.qp_iters += qps[l].n_iter
         if self.gram is not None:  # Ψ_{−l}û_l = ∇_l + 1 at each QP's solution (GramUStep.hyperplanes)
@@ -326,10 +362,10 @@ class KNPSVCState:
         J = self.objectives()
         gradients = RiemannianGradients(self.U, self.V, self.P, self.M, self.mu, self.r1, MP=self.MP())
         gram, cross = gradients.gram()
-        tau_star = simplex_qp(gram, cross - self.gamma * J, self.tau)
+        tau_star = self.tau_qp(gram, cross - self.gamma * J, self.tau)
         self.tau = (1.0 - self.beta) * self.tau + self.beta * tau_star
         direction = gradients.combined(self.tau)
-        self.stationarity = float(np.linalg.norm(direction))
+        self.stationarity = float(array_namespace(direction).linalg.norm(direction))  # Frobenius
         return direction
 
     def descent_step(self, direction: np.ndarray) -> None:
@@ -351,27 +387,42 @@ class KNPSVCState:
 
 
 def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, **params) -> Result:
+    """Algorithm 1 with numpy, or in torch on a GPU (``device``; knpsvc_torch.py, imported only then)."""
+    params = validate_params(KNPSVC_PARAMS, params)
+    device = params.pop("device")
+    if device != "cpu":
+        from .knpsvc_torch import DeviceKNPSVCState, device_features
+
+        features = device_features(problem, device)  # None: "auto" found no GPU, the numpy path runs
+        if features is not None:  # kernel and Cholesky on the device: set-up, outside the solver clock
+            return iterate_knpsvc(problem, lambda: DeviceKNPSVCState(problem, features, **params),
+                                  tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback)
     problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
+    return iterate_knpsvc(problem, lambda: KNPSVCState(problem, **params), tol=tol, max_iter=max_iter,
+                          time_limit=time_limit, callback=callback)
+
+
+def iterate_knpsvc(problem: NPSVCProblem, make_state, *, tol, max_iter, time_limit=None, callback=None) -> Result:
+    """Algorithm 1's outer loop and its history from ``make_state()`` (its precomputation is on the solver clock)."""
     rec = HistoryRecorder(tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback, measure="optimality")
-    state = KNPSVCState(problem, **validate_params(KNPSVC_PARAMS, params))
+    state = make_state()
 
     def record(k: int) -> str | None:
-        J = state.objectives()
+        J, tau = to_host(state.objectives()), to_host(state.tau)
         with rec.excluded():
-            train_acc, test_acc = problem.accuracies(state.U, state.norms(), state.F)
+            train_acc, test_acc = state.accuracies()
         primal = float(J.max())
-        gap = (primal - float(state.tau @ J)) / max(1.0, abs(primal))
+        gap = (primal - float(tau @ J)) / max(1.0, abs(primal))
         # row 0 (the random start) has no previous iterate: its change counts as 1, so no fit stops before a step.
         # Not named "progress": the page's progress bar reads that column as the share of the work done.
         change = relative_change(primal, rec.rows[-1]["objective"]) if rec.rows else 1.0
         return rec.record(k, objective=primal, optimality=max(gap, change), relative_gap=gap, primal_change=change,
                           stationarity=state.stationarity, train_acc=train_acc, test_acc=test_acc,
-                          qp_iters=state.qp_iters, **chebyshev_columns(J, state.tau))
+                          qp_iters=state.qp_iters, **chebyshev_columns(J, tau))
 
     if not record(0):  # row 0: the random initial point
         for t in itertools.count(1):
             state.iterate(rec.rows[-1]["relative_gap"])  # GPI's tolerance follows the last iterate's gap (GPI_PROGRESS)
             if record(t):
                 break
-    return rec.result({"U": state.U, "V": state.V, "P": state.P, "tau": state.tau, "norms": state.norms(),
-                       "lambdas": state.lambdas}, n_classes=state.K, d=state.P.shape[1])
+    return rec.result(state.solution(), n_classes=state.K, d=state.P.shape[1])

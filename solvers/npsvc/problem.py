@@ -26,6 +26,7 @@ from sklearn.model_selection import train_test_split
 
 from ..core import InputError, Param, check_array, check_labels, check_memory, check_same_length, validate_params
 from ..datasets import SEED, Dataset
+from .arrays import array_namespace
 
 KERNELS = ("rbf", "linear", "poly")
 STRATEGIES = ("ovr", "rvo")
@@ -58,8 +59,9 @@ PROBLEM_PARAMS = [
 
 # -- kernels ----------------------------------------------------------------
 def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """‖a_i − b_j‖² for numpy arrays or torch tensors (the device path builds its kernel with it)."""
     sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
-    return np.maximum(sq, 0.0)
+    return sq.clip(min=0.0)
 
 
 def mean_squared_distance(X: np.ndarray) -> float:
@@ -76,13 +78,24 @@ class Kernel:
     bias: bool = True
 
     def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """k(A, B) for numpy arrays, or torch tensors on a device (knpsvc_torch.py)."""
         if self.name == "rbf":
-            G = np.exp(-squared_distances(A, B) / self.width)
+            G = array_namespace(A).exp(-squared_distances(A, B) / self.width)
         elif self.name == "poly":
             G = (A @ B.T + self.coef0) ** self.degree
         else:
             G = A @ B.T
         return G + 1.0 if self.bias else G
+
+
+def kernel_overflow(kernel: Kernel) -> InputError:
+    return InputError(f"the {kernel.name} kernel matrix overflows (degree {kernel.degree}, coef0 {kernel.coef0:g}); "
+                      "lower coef0 or the degree")
+
+
+def jitter(diagonal) -> float:
+    """ε = 1e-3 · mean diag K (the official code's 1e-3 for a unit-diagonal kernel), added to K's diagonal."""
+    return 1e-3 * float(diagonal.mean())
 
 
 class KernelFeatures:
@@ -105,9 +118,8 @@ class KernelFeatures:
             with np.errstate(over="ignore"):  # an overflow is refused just below, with the parameters to change
                 K = kernel(X, X)
             if not np.isfinite(K).all():  # (xᵀx' + coef0)^degree overflows float64 for a large coef0 or degree
-                raise InputError(f"the {kernel.name} kernel matrix overflows (degree {kernel.degree}, coef0 "
-                                 f"{kernel.coef0:g}); lower coef0 or the degree")
-            K[np.diag_indices_from(K)] += 1e-3 * float(np.mean(np.diag(K)))
+                raise kernel_overflow(kernel)
+            K[np.diag_indices_from(K)] += jitter(np.diag(K))
             self.gram_matrix = K
             self.chol = sla.cholesky(K, lower=True)
             self.Psi = self.chol
@@ -186,18 +198,24 @@ class NPSVCProblem:
     def accuracies(self, U: np.ndarray, norms: np.ndarray, F_train: np.ndarray | None = None) -> tuple[float, float]:
         """Train and test accuracy of the hyperplanes u_l (columns of U) in ψ-coordinates."""
         F_train = self.features.Psi @ U if F_train is None else F_train
+        return self.score_accuracies(F_train, lambda: self.test_features @ U, norms)
+
+    def score_accuracies(self, F_train: np.ndarray, test_scores, norms: np.ndarray) -> tuple[float, float]:
+        """Train and test accuracy from the training scores and ``test_scores()`` (called only if there are test
+        rows), on the host: the device path (knpsvc_torch.py) computes the scores there."""
         train = float(np.mean(self.predict_codes(F_train, norms) == self.y_train))
         if len(self.y_test) == 0:
             return train, float("nan")
-        test = float(np.mean(self.predict_codes(self.test_features @ U, norms) == self.y_test))
+        test = float(np.mean(self.predict_codes(test_scores(), norms) == self.y_test))
         return train, test
 
 
 def class_objectives(F: np.ndarray, own: np.ndarray, c: float, loss: str = "hinge") -> np.ndarray:
     """Σ_{S_l} ½f² + c Σ_{N_l} ℓ_d(f) for every column l of F (eq. 5 without R)."""
-    similarity = 0.5 * np.where(own, F, 0.0) ** 2
-    slack = np.maximum(1.0 - F, 0.0) if loss == "hinge" else 0.5 * (1.0 - F) ** 2
-    return similarity.sum(0) + c * np.where(own, 0.0, slack).sum(0)
+    xp = array_namespace(F)  # numpy, or torch on the device path
+    similarity = 0.5 * xp.where(own, F, 0.0) ** 2
+    slack = (1.0 - F).clip(min=0.0) if loss == "hinge" else 0.5 * (1.0 - F) ** 2
+    return similarity.sum(0) + c * xp.where(own, 0.0, slack).sum(0)
 
 
 # -- building problems ------------------------------------------------------

@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg.blas import dtrmm
-from scipy.linalg.lapack import dtrtrs
 
-from .blocks import ClassBlocks
+from .arrays import array_namespace
+from .blocks import ClassBlocks, lower_solve
 from .problem import KernelFeatures
 
 
 def lower_times(Psi: np.ndarray, B: np.ndarray, transpose: bool = False) -> np.ndarray:
-    """Ψ B (or ΨᵀB) for the lower triangular Ψ through BLAS trmm: half the flops of a general product."""
+    """Ψ B (or ΨᵀB) for the lower triangular Ψ through BLAS trmm: half the flops of a general product.
+    A torch tensor (the device path) takes a general product: n²K flops, no trmm for a matrix there."""
+    if not isinstance(Psi, np.ndarray):
+        return (Psi.mT if transpose else Psi) @ B
     return dtrmm(1.0, Psi, B, side=0, lower=1, trans_a=int(transpose))
 
 
@@ -46,7 +49,7 @@ class GramUStep:
         Z = lower_times(self.Psi, C) if Z is None else Z
         terms, solved = [], []
         for l, b in enumerate(self.blocks):
-            a = dtrtrs(b.Q.factor[0], Z[b.own_rows, l], lower=1)[0]  # LAPACK directly: no per-call checks
+            a = lower_solve(b.Q.factor[0], Z[b.own_rows, l])
             terms.append((Z[b.other_rows, l] - b.W.T @ a) / self.r1 - 1.0)
             solved.append(a)
         return Z, terms, solved
@@ -58,10 +61,10 @@ class GramUStep:
         ΨÛ needs no product with Ψ: on the rows N_l, Ψ_{−l}û_l = Ψ_{−l}Q_l(c_l + Ψ_{−l}ᵀλ_l) = (q_l + 1) + S_lλ_l, the
         QP's gradient plus one (``other_scores``); on S_l, Ψ_lQ_l = (r₁I + G_ll)⁻¹Ψ_l gives
         Ψ_lû_l = L_l⁻ᵀ(a_l + W_lλ_l) = −ỹ_l. One triangular product per U-step instead of two."""
-        Y = np.empty_like(C)
-        F = np.empty_like(C)
+        xp = array_namespace(C)  # numpy, or torch on the device path
+        Y, F = xp.empty_like(C), xp.empty_like(C)
         for l, (b, a, lam, scores) in enumerate(zip(self.blocks, solved, lambdas, other_scores)):
-            own_scores = dtrtrs(b.Q.factor[0], a + b.W @ lam, lower=1, trans=1)[0]  # Ψ_lû_l = −ỹ_l on S_l
+            own_scores = lower_solve(b.Q.factor[0], a + b.W @ lam, transpose=True)  # Ψ_lû_l = −ỹ_l on S_l
             Y[b.other_rows, l], Y[b.own_rows, l] = lam, -own_scores
             F[b.other_rows, l], F[b.own_rows, l] = scores, own_scores
         return (C + lower_times(self.Psi, Y, transpose=True)) / self.r1, F

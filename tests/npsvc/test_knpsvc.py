@@ -7,7 +7,7 @@ from solvers.core import InputError, validate_params
 from solvers.npsvc import knpsvc
 from solvers.npsvc.knpsvc import (
     GPI_RTOL,
-    KNPSVC_PARAMS,
+    STATE_PARAMS,
     KNPSVCState,
     LaplacianTerm,
     RiemannianGradients,
@@ -19,7 +19,7 @@ from solvers.npsvc.knpsvc import (
 
 
 def make_state(problem, **overrides):
-    params = validate_params(KNPSVC_PARAMS, {"inner_tol": 1e-11, "mu": 0.05, **overrides})
+    params = validate_params(STATE_PARAMS, {"inner_tol": 1e-11, "mu": 0.05, **overrides})
     return KNPSVCState(problem, **params)
 
 
