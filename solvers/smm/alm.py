@@ -63,7 +63,11 @@ def start_sigma0(X: np.ndarray) -> float:
     σ₀ = 100 took 1.2 s CPU to ε = 1e-4 against 3.1 s at σ₀ = 1, 5.5 s at the authors' min(100C, 3000) = 1000
     (C = 10); on 3000×30×30 and digits it was 1.0–1.3× faster than σ₀ = 1 and never slower."""
     rows = X[:: max(1, X.shape[0] // SIGMA0_SAMPLE_ROWS)]
-    mean_sq = float(np.mean(np.einsum("ij,ij->i", rows, rows, dtype=float)))
+    return sigma0_of_mean_square(float(np.mean(np.einsum("ij,ij->i", rows, rows, dtype=float))))
+
+
+def sigma0_of_mean_square(mean_sq: float) -> float:
+    """σ₀ = 20 / mean‖X_i‖² (`start_sigma0`), 1 for all-zero samples."""
     return SIGMA0_CURVATURE / mean_sq if mean_sq > 0 else 1.0
 
 
@@ -78,12 +82,16 @@ def subsample_start(problem: SMMProblem, rows: int, sigma0: float) -> ALMState |
     every ω_j equals σ₀, so when σ₀ < C all n samples are in J1 (37) and the first subproblem's Newton systems
     run CG on the whole X (62 % of the time at C = 100, measured); from the subsample's
     (W, b) most samples are already beyond the margin (ω_j < 0). None when the subsample holds one class."""
-    chosen = np.sort(np.random.default_rng(0).choice(problem.n, rows, replace=False))
-    small = problem.subset(chosen)
+    small = problem.subset(subsample_rows(problem.n, rows))
     if np.unique(small.y).size < 2:
         return None
     _, state = alm_solve(small, tol=START_TOL, max_iter=200, sigma0=sigma0, start_rows=0)
     return ALMState(state.W, state.b, np.zeros(problem.n), state.Lam, sigma0, X_times(problem.X, state.W))
+
+
+def subsample_rows(n: int, rows: int) -> np.ndarray:
+    """The seeded random sample rows of `subsample_start`, in increasing order."""
+    return np.sort(np.random.default_rng(0).choice(n, rows, replace=False))
 
 
 def default_sigma0(n: int, pq: int, C: float) -> float:
@@ -127,7 +135,7 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
     for k in range(1, 10**9):
         sub = Subproblem(X, y, shape, C, tau, state.sigma, state.lam, state.Lam, center, b_center, b_weight,
                          samples.row_norms, samples.capped_rows)
-        tol_sub = max(0.2 * tol, min(0.1, 0.2 * pinf, 0.1 * k**-1.2))
+        tol_sub = subproblem_tol(tol, pinf, k)
 
         def scale_W(pt: Point) -> float:
             lam_norm = 0.0 if pt.ball is None else float(np.linalg.norm(pt.ball))
@@ -159,12 +167,24 @@ def alm_steps(X, y, shape, C, tau, state: ALMState, *, tol: float, center=None, 
         res["kkt"] = max(res.values())
         pinf_prev, pinf = pinf, max(res["eta_lambda"], res["eta_Lambda"])
         yield k, pt, stats, res, v, U
-        if pinf <= max(tol, res["eta_W"], res["eta_b"]):  # primal side not the bottleneck: a larger σ
-            continue  # would only make the subproblem harder (measured: σ → 1e6 and η_b up to 2e-2 at n = 1e4)
-        if pinf > SLOW_PROGRESS * pinf_prev:  # primal infeasibility stalls: σ too small for this scaling
-            state.sigma = min(fast_sigma(state.sigma, C), sigma_max)
-        elif k % SIGMA_EVERY == 0:
-            state.sigma = min(SIGMA_SCALE * state.sigma, sigma_max)
+        state.sigma = next_sigma(state.sigma, C, k, res, pinf, pinf_prev, tol, sigma_max)
+
+
+def subproblem_tol(tol: float, pinf: float, k: int) -> float:
+    """The bound on max(η_W, η_b) that ends subproblem k (our stand-in for rules (A)/(B), module docstring)."""
+    return max(0.2 * tol, min(0.1, 0.2 * pinf, 0.1 * k**-1.2))
+
+
+def next_sigma(sigma: float, C: float, k: int, res: dict, pinf: float, pinf_prev: float, tol: float,
+               sigma_max: float) -> float:
+    """σ_{k+1} of Algorithm 1's Step 3 after step k with residuals ``res`` and primal infeasibility ``pinf``."""
+    if pinf <= max(tol, res["eta_W"], res["eta_b"]):  # primal side not the bottleneck: a larger σ
+        return sigma  # would only make the subproblem harder (measured: σ → 1e6 and η_b up to 2e-2 at n = 1e4)
+    if pinf > SLOW_PROGRESS * pinf_prev:  # primal infeasibility stalls: σ too small for this scaling
+        return min(fast_sigma(sigma, C), sigma_max)
+    if k % SIGMA_EVERY == 0:
+        return min(SIGMA_SCALE * sigma, sigma_max)
+    return sigma
 
 
 def fast_sigma(sigma: float, C: float) -> float:

@@ -63,13 +63,8 @@ def _restrict(state: ALMState, rows: np.ndarray, C: float, sigma: float) -> ALMS
     return ALMState(state.W, state.b, np.clip(state.lam[rows], -C, 0.0), state.Lam, sigma)
 
 
-def solve_path(problem: SMMProblem, Cs, *, method: str = "as", tol: float = 1e-6, max_iter: int = 500,
-               eps_hat: float = 0.05, d_max: int = 500, max_rounds: int = 20, X_test=None, y_test=None,
-               callback=None, time_limit: float | None = None) -> PathResult:
-    """Solve model (1) at every C of an increasing grid by AS+ALM (``"as"``) or Warm+ALM (``"warm"``).
-
-    ``y_test`` uses ±1 labels; ``callback(row)`` returning False stops the path.
-    """
+def check_grid(Cs, method: str) -> np.ndarray:
+    """The C grid as a float array, refused (InputError) unless positive, finite and strictly increasing."""
     Cs = np.asarray(Cs, dtype=float).ravel()
     if method not in ("as", "warm"):
         raise InputError(f"unknown path method {method!r}; choose 'as' or 'warm'")
@@ -77,6 +72,17 @@ def solve_path(problem: SMMProblem, Cs, *, method: str = "as", tol: float = 1e-6
         raise InputError("the C grid must hold positive finite values")
     if np.any(np.diff(Cs) <= 0):
         raise InputError("the C grid must be strictly increasing (C_1 < … < C_N)")
+    return Cs
+
+
+def solve_path(problem: SMMProblem, Cs, *, method: str = "as", tol: float = 1e-6, max_iter: int = 500,
+               eps_hat: float = 0.05, d_max: int = 500, max_rounds: int = 20, X_test=None, y_test=None,
+               callback=None, time_limit: float | None = None) -> PathResult:
+    """Solve model (1) at every C of an increasing grid by AS+ALM (``"as"``) or Warm+ALM (``"warm"``).
+
+    ``y_test`` uses ±1 labels; ``callback(row)`` returning False stops the path.
+    """
+    Cs = check_grid(Cs, method)
     n, pq = problem.n, problem.pq
     full = problem
     rows, solutions = [], []
