@@ -215,6 +215,9 @@ ALM_PARAMS = (
                "warm_start is 0; our start, not the paper's; 0 starts from the origin; its time counts as ALM-SNCG's"),
     Param("max_newton", 200, int, low=1, high=10_000, help="SNCG iterations per ALM subproblem"),
     Param("obj_opt", None, float, help="reference optimum: when given, stop at Relobj (47) ≤ tol (Tables 3–5)"),
+    Param("device", "cpu", str, choices=("cpu", "torch-cpu", "cuda", "auto"),
+          help="cpu: numpy (the tested default); cuda: torch on the GPU (solvers/smm/torch_alm.py: CG only); "
+               "torch-cpu: the same torch code on the CPU; auto: cuda when torch sees a GPU, else torch-cpu"),
 )
 
 
