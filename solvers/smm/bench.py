@@ -2,6 +2,7 @@
 
     python -m solvers.bench smm table4 --n 10000 --p 100 --q 100 --eps 1e-4 1e-6
     python -m solvers.bench smm table6 --n 10000 --p 100 --q 100 --points 50
+    python -m solvers.bench smm gpu --n 1000000 --p 50 --q 100 --path --device cuda --out smm-gpu.json
 
 Table 4 protocol (Sec. 6.1): obj_opt from ALM-SNCG at η_kkt ≤ 1e-8, then every method stops at
 Relobj (47) ≤ ε (or the time limit); ALM-SNCG starts from --warm-start isPADMM steps (paper: up to 4),
@@ -25,7 +26,7 @@ import pandas as pd
 
 from ..bench.records import publish
 from ..core import now, use_clock
-from . import METHODS, build_problem, solve, solve_path, train_test
+from . import METHODS, bench_gpu, build_problem, solve, solve_path, train_test
 from .synthetic import make_smm_synthetic
 
 #: Table 4 of the paper, (n, p, q) = (1e4, 100, 100): (ε, τ, C) → seconds of F-ADMM, isPADMM, ALM-SNCG
@@ -185,11 +186,14 @@ def parser() -> argparse.ArgumentParser:
     t6.add_argument("--C-range", type=float, nargs=2, default=[0.1, 100.0])
     t6.add_argument("--eps-hat", type=float, default=0.05, help="ε̂ of Algorithm 3 (paper: 0.05 on random data)")
     t6.add_argument("--d-max", type=int, default=500)
+    bench_gpu.add_parser(sub)
     return ap
 
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    if args.table == "gpu":  # wall seconds on a torch device, its own table and JSON (bench_gpu.py)
+        return bench_gpu.main(args)
     start = time.perf_counter()
     print(f"# smm {args.table}: n={args.n} p={args.p} q={args.q} {'float32' if args.float32 else 'float64'} "
           f"seed={args.seed}; clock {args.clock}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
