@@ -4,6 +4,7 @@
     python -m solvers.bench npsvc --part time
     python -m solvers.bench npsvc --part deep --epochs 15 --seeds 3 --priors mlp,cnn
     python -m solvers.bench npsvc --part ablation --betas 0.85,0.3,0.1,0.03 --priors cnn
+    python -m solvers.bench npsvc --part kernel-gpu --datasets a9a --train 20000 --device cuda --out a9a.json
 """
 from __future__ import annotations
 
@@ -317,8 +318,10 @@ def parse_vary(items: list[str]) -> dict[str, list]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m solvers.bench npsvc", description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("accuracy", "time", "deep", "kernels", "ablation", "all"), default="all",
-                        help="kernels: device kernels and their time per D-NPSVC++ / DTWSVN / CE mini-batch step")
+    parser.add_argument("--part", choices=("accuracy", "time", "deep", "kernels", "ablation", "kernel-gpu", "all"),
+                        default="all",
+                        help="kernels: device kernels and their time per D-NPSVC++ / DTWSVN / CE mini-batch step; "
+                             "kernel-gpu: K-NPSVC++ and TWSVM in torch on --device at --train rows (bench_device.py)")
     parser.add_argument("--datasets", default=None,
                         help="comma-separated dataset names (bundled, or real ones in the data directory); default: "
                              "the bundled ones and Table 2's for the accuracy part, " + ",".join(TIMED_DATASETS)
@@ -354,7 +357,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vary", action="append", default=[], metavar="PARAM=V1,V2",
                         help="ablation: one more D-NPSVC++ parameter over these values, the others at their defaults "
                              "(repeatable), e.g. --vary margin=1,2,8 --vary tau_bn=eval --vary second_lr=0.5")
+    parser.add_argument("--train", type=int, default=20000,
+                        help="kernel-gpu: stratified training rows (tested on the rest)")
+    parser.add_argument("--time-limit", type=float, default=300.0, help="kernel-gpu: wall-second cap per fit")
+    parser.add_argument("--fits", default="knpsvc,twsvm",
+                        help="kernel-gpu: which of knpsvc, twsvm, svc (scikit-learn's, on the CPU) to run")
+    parser.add_argument("--numpy", action="store_true", help="kernel-gpu: also the numpy path (a trial on the CPU)")
+    parser.add_argument("--out", default=None, help="kernel-gpu: write the record as JSON to this file")
     args = parser.parse_args(argv)
+    if args.part == "kernel-gpu":  # torch only for this part
+        from .bench_device import kernel_device_part
+
+        kernel_device_part((args.datasets or "a9a").split(",")[0], args.train, args.device,
+                           args.time_limit, [f for f in args.fits.split(",") if f], args.numpy, args.out)
+        return 0
     try:
         vary = parse_vary(args.vary)
     except InputError as exc:

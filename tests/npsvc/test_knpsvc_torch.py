@@ -4,6 +4,9 @@ Tolerances come from the problem: every iterate passes through solves with the k
 amplify rounding by up to cond(Ψ) = √cond(G); over n-term sums that is n·ε·√cond(G) relative (1e-11 here), while
 the two paths differ by 1e-14 — and a wrong formula by orders of magnitude more.
 """
+import json
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -11,6 +14,7 @@ import torch
 from solvers import npsvc
 from solvers.core import InputError, validate_params
 from solvers.npsvc.baselines import TwinDuals, solve_twin_duals
+from solvers.npsvc.bench_device import hard_cap
 from solvers.npsvc.knpsvc import STATE_PARAMS, KNPSVCState, iterate_knpsvc
 from solvers.npsvc.knpsvc_torch import DeviceFeatures, DeviceKNPSVCState, DeviceTwinDuals, cholesky
 from solvers.npsvc.qp import BoxQP
@@ -144,3 +148,31 @@ def test_auto_without_a_gpu_runs_the_numpy_code(blob_problem):
     ours = npsvc.solve(blob_problem, "knpsvc", device="auto", max_iter=3, tol=1e-12)
     ref = npsvc.solve(blob_problem, "knpsvc", max_iter=3, tol=1e-12)
     np.testing.assert_array_equal(ours.history["objective"], ref.history["objective"])
+
+
+def test_kernel_gpu_bench_part_runs_on_the_cpu(tmp_path, capsys):
+    """``--part kernel-gpu`` on the CPU at a small size: both paths' fits agree, the JSON has the ratio, the
+    device's name and every fit's seconds; the table is printed last."""
+    from solvers.npsvc.bench import main
+
+    out = tmp_path / "record.json"
+    assert main(["--part", "kernel-gpu", "--datasets", "breast_cancer", "--train", "120", "--device", "cpu",
+                 "--numpy", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["n_train"] == 120 and record["device"].startswith("CPU")
+    runs = {(r["method"], r["path"]): r for r in record["runs"]}
+    assert set(runs) == {(m, p) for m in ("K-NPSVC++", "TWSVM") for p in ("torch", "numpy")}
+    for method in ("K-NPSVC++", "TWSVM"):
+        torch_run, numpy_run = runs[method, "torch"], runs[method, "numpy"]
+        assert torch_run["test acc %"] == numpy_run["test acc %"]
+        assert torch_run["QP iterations"] == numpy_run["QP iterations"] > 0
+    assert runs["K-NPSVC++", "torch"]["iterations"] == 10
+    ratio = record["K-NPSVC++ / TWSVM (torch)"]
+    assert ratio == pytest.approx(runs["K-NPSVC++", "torch"]["wall [s]"] / runs["TWSVM", "torch"]["wall [s]"])
+    assert capsys.readouterr().out.strip().splitlines()[-2].startswith("K-NPSVC++ / TWSVM (torch)")
+
+
+def test_the_hard_cap_interrupts_a_fit():
+    with pytest.raises(TimeoutError, match="hard cap"):
+        with hard_cap(0.05):
+            time.sleep(1.0)
