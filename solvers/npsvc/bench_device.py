@@ -3,13 +3,13 @@
     python -m solvers.bench npsvc --part kernel-gpu --datasets a9a --train 20000 --device cuda --out a9a-gpu.json
     python -m solvers.bench npsvc --part kernel-gpu --datasets a9a --train 2000 --device cpu --numpy  # a CPU trial
 
-Table 2's protocol (RBF width t = mean pairwise squared distance of the standardised training rows, bias, c = 1,
-r₁ = r₂ = 0.1, K-NPSVC++ at the official 10 outer iterations, TWSVM's duals to a relative gap of 1e-6 in at most
-200 QP iterations each, as the time part), on ``--train`` stratified training rows, tested on all the other rows
-(at most 90 % of the data). Both methods run the torch path (knpsvc_torch.py) on ``--device``; on "cpu" that is
-the same torch code on the host (a trial), and ``--numpy`` adds the numpy path beside it. Seconds are wall seconds of the whole fit — kernel,
-Cholesky, blocks, iterations and the accuracy evaluations of the history rows — between two device
-synchronisations, after an untimed warm-up fit on 200 rows (CUDA context, cuBLAS/cuSOLVER handles).
+Table 2's protocol (RBF width t = mean pairwise squared distance of the standardised training rows, bias, c = 1, r₁
+= r₂ = 0.1, K-NPSVC++ at the official 10 outer iterations, TWSVM's duals to a relative gap of 1e-6 in at most 200 QP
+iterations each, as the time part), on ``--train`` stratified training rows, tested on all the other rows (at most
+90 % of the data). Both methods run the torch path (knpsvc_torch.py) on ``--device``; on "cpu" that is the same
+torch code on the host (a trial), and ``--numpy`` adds the numpy path beside it. Seconds are wall seconds of the
+whole fit — kernel, Cholesky, blocks, iterations and the accuracy evaluations of the history rows — between two
+device synchronisations, after an untimed warm-up fit on 200 rows (CUDA context, cuBLAS/cuSOLVER handles).
 ``--time-limit`` caps each fit: the solver stops at its next history row past it, and an alarm at 1.25× + 30 s
 interrupts whatever is running, so a slow fit cannot hold the device.
 """
