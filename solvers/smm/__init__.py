@@ -4,6 +4,7 @@ baselines and adaptive sieving over a C path.
     from solvers import smm
     problem = smm.make_problem(dataset, C=1.0, tau=1.0, positive_class="0")
     result = smm.solve(problem, "alm-sncg", tol=1e-6, max_iter=500)
+    result = smm.solve(problem, "alm-sncg", device="cuda")  # torch on the GPU (torch_alm.py)
     path = smm.solve_path(problem, np.logspace(-1, 2, 50), method="as")
 """
 from __future__ import annotations

@@ -88,7 +88,7 @@ def main(args) -> int:
              "dtype": str(dtype), "seed": args.seed, "time_limit": args.time_limit}
     if dev.type == "cuda":
         setup["gpu"] = torch.cuda.get_device_name(dev)
-        setup["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        setup["float32_matmul_precision"] = torch.get_float32_matmul_precision()  # "highest": no TF32
         torch.cuda.reset_peak_memory_stats(dev)
     print("# smm gpu: " + ", ".join(f"{k}={v}" for k, v in setup.items()), flush=True)
 
