@@ -10,8 +10,9 @@ iterations each, as the time part), on ``--train`` stratified training rows, tes
 torch code on the host (a trial), and ``--numpy`` adds the numpy path beside it. Seconds are wall seconds of the
 whole fit — kernel, Cholesky, blocks, iterations and the accuracy evaluations of the history rows — between two
 device synchronisations, after an untimed warm-up fit on 200 rows (CUDA context, cuBLAS/cuSOLVER handles).
-``--time-limit`` caps each fit: the solver stops at its next history row past it, and an alarm at 1.25× + 30 s
-interrupts whatever is running, so a slow fit cannot hold the device.
+``--time-limit`` caps each fit: the solver stops at its next history row past it, and an alarm 60 s later interrupts
+whatever is still running, so a slow fit cannot hold the device; the JSON is rewritten after every fit, so a run
+killed from outside keeps the fits it finished.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ LABELS = {"knpsvc": "K-NPSVC++", "twsvm": "TWSVM", "svc": "SVC"}
 BUDGETS = {"knpsvc": (1e-6, OFFICIAL_MAX_ITER), "twsvm": (1e-6, 200)}  # (tol, max_iter), as the time part
 C, R1 = 1.0, 0.1
 WARMUP_ROWS = 200
+HARD_CAP_MARGIN = 60.0  # seconds past --time-limit at which the alarm interrupts a fit
 
 
 def device_name(device: torch.device) -> str:
@@ -89,7 +91,7 @@ def timed_fit(problem, method: str, device: torch.device | None, time_limit: flo
     synchronize(on)
     start = time.perf_counter()
     try:
-        with hard_cap(1.25 * time_limit + 30):
+        with hard_cap(time_limit + HARD_CAP_MARGIN):
             result = fit(problem, method, device, time_limit)
         synchronize(on)
     except TimeoutError as exc:
@@ -137,17 +139,24 @@ def kernel_device_part(name: str, n_train: int, device: str, time_limit: float, 
             row = {"method": LABELS[method], "path": path, **timed_fit(fresh(), method, where, time_limit)}
             print(json.dumps(row), flush=True)
             runs.append(row)
+            write(out, header, runs)
     if "svc" in fits:
         _, accuracy, seconds = fit_svc(problem, C)
         runs.append({"method": "SVC", "path": "scikit-learn (CPU)", "wall [s]": seconds,
                      "test acc %": 100 * accuracy})
+    record = write(out, header, runs)
+    print(table(runs))
+    for key, value in ratios(runs).items():
+        print(f"{key}: {value:.3f}")
+    return record
+
+
+def write(out: str | None, header: dict, runs: list[dict]) -> dict:
+    """The record so far, also written to ``out`` when given."""
     record = {**header, "runs": runs, **ratios(runs)}
     if out:
         with open(out, "w") as fh:
             json.dump(record, fh, indent=1)
-    print(table(runs))
-    for key, value in ratios(runs).items():
-        print(f"{key}: {value:.3f}")
     return record
 
 
