@@ -39,7 +39,7 @@ from sklearn.neighbors import kneighbors_graph
 
 from ..core import HistoryRecorder, InputError, Param, Result, relative_change, validate_params
 from .arrays import array_namespace, to_host
-from .baselines import C, R1, DEVICE
+from .baselines import DEVICE, C, R1
 from .blocks import ClassBlocks
 from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
 from .qp import BoxQP, simplex_qp
