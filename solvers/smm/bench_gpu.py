@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -42,6 +44,7 @@ PAPER_TABLE6_1E6 = {(1e-4, 10): (303668, 485124, 984, 1, 76.63, 34.20),
 PAPER_SIZE = (1_000_000, 50, 100)
 WARMUP_ROWS = 2000  # an untimed solve on this many rows first: CUDA context, cuBLAS and cuSOLVER set-up
 MIN_SOLVE_S = 1.0  # a solve is skipped when less than this is left of --time-limit
+HARD_GRACE_S = 15.0  # SIGALRM ends the measurements this long after --time-limit
 
 
 def add_parser(sub) -> None:
@@ -73,11 +76,95 @@ def _paper(n: int, p: int, q: int):
     return (n, p, q) == PAPER_SIZE
 
 
+class HardTimeLimit(Exception):
+    """Raised by SIGALRM when the command outlives --time-limit by HARD_GRACE_S (a solve checks its own limit
+    only between ALM steps, and one step can hold up to 200 Newton steps)."""
+
+
+@contextmanager
+def hard_limit(seconds: float):
+    def ring(signum, frame):
+        raise HardTimeLimit
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def table4_rows(args, data, deadline: float, rows: list) -> None:
+    """One ALM-SNCG solve per (τ, C, tol), appended to ``rows`` as it finishes."""
+    from .torch_alm import build_torch_problem, synchronize, torch_alm_solve
+    from .torch_path import accuracy
+
+    dev = data.X_train.device
+    for tau in args.tau:
+        for C in args.C:
+            problem = build_torch_problem(data.X_train, data.y_train, data.shape, C=C, tau=tau,
+                                          transposed=data.transposed)
+            for tol in args.tol:
+                row = {"tau": tau, "C": C, "tol": tol}
+                left = deadline - time.perf_counter()
+                if left < MIN_SOLVE_S:
+                    row["status"] = "skipped (time limit)"
+                else:
+                    synchronize(dev)
+                    t0 = time.perf_counter()
+                    res, state = torch_alm_solve(problem, tol=tol, max_iter=500,
+                                                 time_limit=min(left, args.solve_limit), start_rows=args.start_rows)
+                    synchronize(dev)
+                    h = res.history
+                    row.update(wall_s=time.perf_counter() - t0, solver_s=res.info["time"], status=res.status,
+                               alm_iters=res.info["n_iter"], newton=res.info["newton"], cg=res.info["cg"],
+                               J1=int(h["j1"].iloc[-1]), alpha=int(h["alpha"].iloc[-1]),
+                               kkt=float(h["kkt"].iloc[-1]), objective=float(h["objective"].iloc[-1]),
+                               test_acc=accuracy(state.W, state.b, data.X_test, data.y_test))
+                paper = PAPER_TABLE4_1E6.get((tol, tau, C)) if _paper(args.n, args.p, args.q) else None
+                row["paper_J1"], row["paper_alpha"], row["paper_isP_s"], row["paper_A_s"] = paper or (np.nan,) * 4
+                rows.append(row)
+                print(pd.DataFrame([row]).to_string(index=False, header=len(rows) == 1), flush=True)
+
+
+def as_path(args, data, deadline: float):
+    """AS+ALM over the C grid at the first τ: (its table or None, a summary beside the paper's Table 6 row)."""
+    from .torch_alm import build_torch_problem
+    from .torch_path import torch_solve_path
+
+    Cs = np.logspace(np.log10(args.C_range[0]), np.log10(args.C_range[1]), args.points)
+    eps_hat = args.eps_hat if args.eps_hat is not None else (0.1 if args.n >= 500_000 else 0.05)
+    left = deadline - time.perf_counter()
+    if left < MIN_SOLVE_S:
+        return None, {"status": "skipped (time limit)"}
+    problem = build_torch_problem(data.X_train, data.y_train, data.shape, C=Cs[0], tau=args.tau[0],
+                                  transposed=data.transposed)
+    result = torch_solve_path(problem, Cs, method="as", tol=args.path_tol, eps_hat=eps_hat, d_max=args.d_max,
+                              X_test=data.X_test, y_test=data.y_test, time_limit=left)
+    table = result.table
+    later = table.iloc[1:]
+    summary = {"status": result.status, "tau": args.tau[0], "tol": args.path_tol, "eps_hat": eps_hat,
+               "points": len(table), "avg_s_per_point_2..N": float(later["time"].mean()),
+               "total_s": float(table["time"].sum()), "avg_n_reduced": float(later["n_reduced"].mean()),
+               "max_n_reduced": int(later["max_reduced"].max()) if len(later) else 0,
+               "avg_J1": float(later["j1"].mean()), "avg_rounds": float(later["rounds"].mean()),
+               "worst_kkt_full": float(table["kkt_full"].max())}
+    paper = PAPER_TABLE6_1E6.get((args.path_tol, args.tau[0])) if _paper(args.n, args.p, args.q) else None
+    if paper:
+        keys = ("paper_avg_sam", "paper_max_sam", "paper_avg_J1_AS", "paper_rounds", "paper_warm_s_per_point",
+                "paper_AS_s_per_point")
+        summary.update(dict(zip(keys, paper)), paper_points=50)
+    print("\nAS+ALM path (Algorithm 3):")
+    print(table[["C", "time", "rounds", "alm_iters", "newton_iters", "n_reduced", "j1", "rank", "n_sm", "kkt_full",
+                 "test_acc"]].to_string(index=False), flush=True)
+    return table, summary
+
+
 def main(args) -> int:
     import torch
 
     from .torch_alm import build_torch_problem, synchronize, torch_alm_solve, torch_device
-    from .torch_path import accuracy, torch_solve_path
     from .torch_synthetic import make_smm_synthetic_torch
 
     t_start = time.perf_counter()
@@ -92,74 +179,25 @@ def main(args) -> int:
         torch.cuda.reset_peak_memory_stats(dev)
     print("# smm gpu: " + ", ".join(f"{k}={v}" for k, v in setup.items()), flush=True)
 
-    t0 = time.perf_counter()
-    data = make_smm_synthetic_torch(args.n, args.p, args.q, seed=args.seed, device=dev, dtype=dtype)
-    synchronize(dev)
-    setup["generate_s"] = time.perf_counter() - t0
-    print(f"generated {data.X_train.shape[0]} + {data.X_test.shape[0]} samples of {args.p}×{args.q} on {dev} in "
-          f"{setup['generate_s']:.2f} s", flush=True)
-
-    warm = build_torch_problem(data.X_train[:WARMUP_ROWS], data.y_train[:WARMUP_ROWS], data.shape, C=1.0,
-                               tau=args.tau[0])
-    torch_alm_solve(warm, tol=1e-4, max_iter=50, start_rows=0)
-
-    rows = []
-    for tau in args.tau:
-        for C in args.C:
-            problem = build_torch_problem(data.X_train, data.y_train, data.shape, C=C, tau=tau,
-                                          transposed=data.transposed)
-            for tol in args.tol:
-                row = {"tau": tau, "C": C, "tol": tol}
-                left = deadline - time.perf_counter()
-                if left < MIN_SOLVE_S:
-                    row["status"] = "skipped (time limit)"
-                else:
-                    synchronize(dev)
-                    t0 = time.perf_counter()
-                    res, state = torch_alm_solve(problem, tol=tol, max_iter=500, time_limit=min(left, args.solve_limit),
-                                                 start_rows=args.start_rows)
-                    synchronize(dev)
-                    h = res.history
-                    row.update(wall_s=time.perf_counter() - t0, solver_s=res.info["time"], status=res.status,
-                               alm_iters=res.info["n_iter"], newton=res.info["newton"], cg=res.info["cg"],
-                               J1=int(h["j1"].iloc[-1]), alpha=int(h["alpha"].iloc[-1]), kkt=float(h["kkt"].iloc[-1]),
-                               objective=float(h["objective"].iloc[-1]),
-                               test_acc=accuracy(state.W, state.b, data.X_test, data.y_test))
-                paper = PAPER_TABLE4_1E6.get((tol, tau, C)) if _paper(args.n, args.p, args.q) else None
-                row["paper_J1"], row["paper_alpha"], row["paper_isP_s"], row["paper_A_s"] = paper or (np.nan,) * 4
-                rows.append(row)
-                print(pd.DataFrame([row]).to_string(index=False, header=len(rows) == 1), flush=True)
+    rows, path_table, path_summary = [], None, None
+    try:
+        with hard_limit(deadline + HARD_GRACE_S - time.perf_counter()):
+            t0 = time.perf_counter()
+            data = make_smm_synthetic_torch(args.n, args.p, args.q, seed=args.seed, device=dev, dtype=dtype)
+            synchronize(dev)
+            setup["generate_s"] = time.perf_counter() - t0
+            print(f"generated {data.X_train.shape[0]} + {data.X_test.shape[0]} samples of {args.p}×{args.q} on "
+                  f"{dev} in {setup['generate_s']:.2f} s", flush=True)
+            warm = build_torch_problem(data.X_train[:WARMUP_ROWS], data.y_train[:WARMUP_ROWS], data.shape, C=1.0,
+                                       tau=args.tau[0])
+            torch_alm_solve(warm, tol=1e-4, max_iter=50, start_rows=0)
+            table4_rows(args, data, deadline, rows)
+            if args.path:
+                path_table, path_summary = as_path(args, data, deadline)
+    except HardTimeLimit:
+        setup["stopped"] = f"hard time limit ({args.time_limit:g} + {HARD_GRACE_S:g} s) in the middle of a solve"
+        print(setup["stopped"], flush=True)
     table = pd.DataFrame(rows)
-
-    path_table, path_summary = None, None
-    if args.path:
-        Cs = np.logspace(np.log10(args.C_range[0]), np.log10(args.C_range[1]), args.points)
-        eps_hat = args.eps_hat if args.eps_hat is not None else (0.1 if args.n >= 500_000 else 0.05)
-        left = deadline - time.perf_counter()
-        if left < MIN_SOLVE_S:
-            path_summary = {"status": "skipped (time limit)"}
-        else:
-            problem = build_torch_problem(data.X_train, data.y_train, data.shape, C=Cs[0], tau=args.tau[0],
-                                          transposed=data.transposed)
-            result = torch_solve_path(problem, Cs, method="as", tol=args.path_tol, eps_hat=eps_hat, d_max=args.d_max,
-                                      X_test=data.X_test, y_test=data.y_test, time_limit=left)
-            path_table = result.table
-            later = path_table.iloc[1:]
-            path_summary = {"status": result.status, "tau": args.tau[0], "tol": args.path_tol, "eps_hat": eps_hat,
-                            "points": len(path_table), "avg_s_per_point_2..N": float(later["time"].mean()),
-                            "total_s": float(path_table["time"].sum()),
-                            "avg_n_reduced": float(later["n_reduced"].mean()),
-                            "max_n_reduced": int(later["max_reduced"].max()) if len(later) else 0,
-                            "avg_J1": float(later["j1"].mean()), "avg_rounds": float(later["rounds"].mean()),
-                            "worst_kkt_full": float(path_table["kkt_full"].max())}
-            paper = PAPER_TABLE6_1E6.get((args.path_tol, args.tau[0])) if _paper(args.n, args.p, args.q) else None
-            if paper:
-                keys = ("paper_avg_sam", "paper_max_sam", "paper_avg_J1_AS", "paper_rounds", "paper_warm_s_per_point",
-                        "paper_AS_s_per_point")
-                path_summary.update(dict(zip(keys, paper)), paper_points=50)
-            print("\nAS+ALM path (Algorithm 3):")
-            print(path_table[["C", "time", "rounds", "alm_iters", "newton_iters", "n_reduced", "j1", "rank",
-                              "n_sm", "kkt_full", "test_acc"]].to_string(index=False), flush=True)
 
     setup["wall_s"] = time.perf_counter() - t_start
     if dev.type == "cuda":
@@ -179,5 +217,5 @@ def main(args) -> int:
         print("AS path: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                       for k, v in path_summary.items()))
     extra = f", peak device memory {setup['peak_device_gib']:.1f} GiB" if "peak_device_gib" in setup else ""
-    print(f"generate {setup['generate_s']:.1f} s, whole command {setup['wall_s']:.1f} s{extra}")
+    print(f"generate {setup.get('generate_s', float('nan')):.1f} s, whole command {setup['wall_s']:.1f} s{extra}")
     return 0

@@ -3,6 +3,7 @@ on the CPU: every piece against the numpy code it mirrors, or against finite dif
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -220,7 +221,8 @@ def test_torch_as_path_equals_torch_warm_path_and_the_numpy_path():
 
 
 # -- the GPU bench, run on the CPU --------------------------------------------------
-def test_gpu_bench_runs_on_the_cpu_and_honours_its_time_limit(tmp_path, capsys):
+def test_gpu_bench_runs_on_the_cpu_and_honours_its_time_limit(tmp_path, capsys, monkeypatch):
+    from solvers.smm import bench_gpu
     from solvers.smm.bench import main
 
     out = tmp_path / "gpu.json"
@@ -236,6 +238,10 @@ def test_gpu_bench_runs_on_the_cpu_and_honours_its_time_limit(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert {r["status"] for r in report["table4"]} == {"skipped (time limit)"}
     assert report["path_summary"] == {"status": "skipped (time limit)"}
+    monkeypatch.setattr(bench_gpu, "HARD_GRACE_S", 0.0)  # SIGALRM stops the measurements wherever they are,
+    monkeypatch.setattr(bench_gpu, "table4_rows", lambda *args: time.sleep(30))  # even inside a solve that hangs
+    assert main(argv[:-1] + [str(out), "--time-limit", "0.5"]) == 0
+    assert "hard time limit" in json.loads(out.read_text())["setup"]["stopped"]
 
 
 @pytest.mark.parametrize("j1_share", [0.1, 1.0])
