@@ -5,7 +5,8 @@
 
 The data are the Sec. 6.1 recipe generated on the device in float32 (`torch_synthetic`, 25 GB at n = 1e6, no
 host copy). For every (τ, C, tol) ALM-SNCG (`torch_alm`, CG-only Newton systems) runs from our subsample start
-(--start-rows) to η_kkt ≤ tol; each row records wall seconds with the device synchronised (the start included),
+(--start-rows) to η_kkt ≤ tol; each row records wall seconds with the device synchronised (wall_s: the whole call,
+the start and the history's measures included; solver_s: without the measures),
 ALM iterations, Newton and CG steps, the final |J1| and |α|, the η_kkt reached and the test accuracy on the
 device-generated test part, beside the paper's row (labelled paper_*: 8-core CPU, MATLAB, stopped at Relobj ≤ ε
 (47) rather than η_kkt ≤ ε, from 4 isPADMM steps). --path then runs AS+ALM (Algorithm 3) over --points C values
