@@ -13,10 +13,11 @@ from functools import partial
 
 from ..core import Method, Result, solve_with
 from . import synthetic  # noqa: F401  (registers the 2-D generators)
-from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, TWSVM_PARAMS, run_lstsvm, run_npsvm, run_twsvm
+from .baselines import BASELINE_PARAMS, NPSVM_PARAMS, PINBALL_PARAMS, TWSVM_PARAMS, run_lstsvm, run_npsvm
 from .deep_params import DNPSVC_PARAMS
 from .estimators import DNPSVC, KNPSVC, LSTSVM, TWSVM
-from .knpsvc import KNPSVC_PARAMS, OFFICIAL_MAX_ITER, run_knpsvc
+from .kernel_runs import run_knpsvc, run_twsvm
+from .knpsvc import KNPSVC_PARAMS, OFFICIAL_MAX_ITER
 from .problem import PROBLEM_PARAMS, NPSVCProblem, make_problem, problem_from_arrays
 
 TITLE = "NPSVC++: nonparallel classifiers with Pareto-weighted representation learning"

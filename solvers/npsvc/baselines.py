@@ -33,17 +33,10 @@ import scipy.linalg as sla
 from ..core import HistoryRecorder, Param, Result
 from .arrays import array_namespace, to_host
 from .blocks import ClassBlocks
-from .deep_params import DEVICES
-from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives
+from .kernel_params import DEVICE, C, R1
+from .problem import NPSVCProblem, chebyshev_columns, class_objectives
 from .qp import BoxQP
 
-C = Param("c", 1.0, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-3, 1e3),
-          help="weight of the dissimilarity loss on the other classes (eq. 5)", symbol="c")
-R1 = Param("r1", 0.1, float, low=0, low_strict=True, high=MAX_WEIGHT, log=True, ui_range=(1e-4, 1e3),
-           help="ridge on the hyperplane normal w_l (eq. 13)", symbol="r_1")
-DEVICE = Param("device", "cpu", str, choices=DEVICES,
-               help="cpu: the numpy code (the tested default); cuda: kernel, factorisations, blocks and QPs in torch "
-                    "on the GPU (float64; knpsvc_torch.py); auto: cuda when torch sees a GPU, else cpu")
 BASELINE_PARAMS = (C, R1)
 TWSVM_PARAMS = (C, R1, DEVICE)
 NPSVM_PARAMS = (C, R1, Param("eps", 0.1, float, low=0, low_strict=True, high=10,
@@ -97,16 +90,9 @@ class TwinDuals:
 
 
 def run_twsvm(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, c=1.0, r1=0.1,
-              tau_p=0.0, device="cpu") -> Result:
-    """TWSVM with numpy, or in torch on a GPU (``device``; knpsvc_torch.py, imported only then); see
+              tau_p=0.0) -> Result:
+    """TWSVM with numpy (kernel_runs.run_twsvm also takes ``device``, for the torch path); see
     ``solve_twin_duals``."""
-    if device != "cpu":
-        from .knpsvc_torch import DeviceTwinDuals, device_features
-
-        features = device_features(problem, device)  # None: "auto" found no GPU, the numpy path runs
-        if features is not None:  # kernel and Cholesky on the device: set-up, outside the solver clock
-            return solve_twin_duals(problem, lambda: DeviceTwinDuals(problem, features, r1), tol=tol,
-                                    max_iter=max_iter, time_limit=time_limit, callback=callback, c=c, tau_p=tau_p)
     problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
     return solve_twin_duals(problem, lambda: TwinDuals(problem, r1), tol=tol, max_iter=max_iter,
                             time_limit=time_limit, callback=callback, c=c, tau_p=tau_p)

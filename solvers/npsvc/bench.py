@@ -246,8 +246,9 @@ def kernel_census(problem, criterion: str, steps: int = 20, **common) -> dict:
     from torch.profiler import ProfilerActivity, profile
 
     from ..core import validate_params
+    from ..core.device import resolve_device
     from .deep_params import DNPSVC_PARAMS
-    from .dnpsvc import Trainer, deterministic_torch, resolve_device
+    from .dnpsvc import Trainer, deterministic_torch
 
     params = validate_params(DNPSVC_PARAMS, {**common, "criterion": criterion, "prior": "cnn", "cuda_graphs": False})
     device = resolve_device(params["device"])

@@ -25,9 +25,9 @@ from contextlib import contextmanager
 import torch
 
 from ..core import InputError, validate_params
+from ..core.device import resolve_device
 from ..datasets import load
 from .baselines import solve_twin_duals
-from .dnpsvc import resolve_device
 from .experiments import fit_svc
 from .knpsvc import OFFICIAL_MAX_ITER, STATE_PARAMS, iterate_knpsvc
 from .knpsvc_torch import DeviceFeatures, DeviceKNPSVCState, DeviceTwinDuals

@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from ..core import HistoryRecorder, InputError, Result, relative_change, validate_params
+from ..core.device import resolve_device
 from .deep_params import DNPSVC_PARAMS
 from .graph_replay import EpochReplay
 from .problem import NPSVCProblem, chebyshev_columns, problem_from_arrays
@@ -139,15 +140,6 @@ def deterministic_torch(seed: int, threads: int, device: torch.device | None = N
         torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
         torch.set_num_threads(previous[2])
         torch.utils.deterministic.fill_uninitialized_memory = previous[3]
-
-
-def resolve_device(name: str) -> torch.device:
-    """"auto" → cuda when torch sees a GPU, else cpu; "cuda" without one is refused before any work."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise InputError("device='cuda' but torch sees no GPU here; use device='cpu' or 'auto'")
-    return torch.device(name)
 
 
 # -- training -----------------------------------------------------------------

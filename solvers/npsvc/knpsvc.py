@@ -39,8 +39,8 @@ from sklearn.neighbors import kneighbors_graph
 
 from ..core import HistoryRecorder, InputError, Param, Result, relative_change, validate_params
 from .arrays import array_namespace, to_host
-from .baselines import DEVICE, C, R1
 from .blocks import ClassBlocks
+from .kernel_params import DEVICE, C, R1
 from .problem import MAX_WEIGHT, NPSVCProblem, chebyshev_columns, class_objectives, mean_squared_distance
 from .qp import BoxQP, simplex_qp
 from .ustep import GramUStep, lower_times
@@ -387,16 +387,8 @@ class KNPSVCState:
 
 
 def run_knpsvc(problem: NPSVCProblem, *, tol, max_iter, time_limit=None, callback=None, **params) -> Result:
-    """Algorithm 1 with numpy, or in torch on a GPU (``device``; knpsvc_torch.py, imported only then)."""
-    params = validate_params(KNPSVC_PARAMS, params)
-    device = params.pop("device")
-    if device != "cpu":
-        from .knpsvc_torch import DeviceKNPSVCState, device_features
-
-        features = device_features(problem, device)  # None: "auto" found no GPU, the numpy path runs
-        if features is not None:  # kernel and Cholesky on the device: set-up, outside the solver clock
-            return iterate_knpsvc(problem, lambda: DeviceKNPSVCState(problem, features, **params),
-                                  tol=tol, max_iter=max_iter, time_limit=time_limit, callback=callback)
+    """Algorithm 1 with numpy (kernel_runs.run_knpsvc also takes ``device``, for the torch path)."""
+    params = validate_params(STATE_PARAMS, params)
     problem.features  # kernel and Cholesky: problem set-up, outside the solver clock
     return iterate_knpsvc(problem, lambda: KNPSVCState(problem, **params), tol=tol, max_iter=max_iter,
                           time_limit=time_limit, callback=callback)

@@ -27,9 +27,9 @@ import scipy.sparse as sp
 import torch
 
 from ..core import InputError
+from ..core.device import resolve_device
 from .arrays import to_host
 from .blocks import ClassBlocks
-from .dnpsvc import resolve_device
 from .knpsvc import KNPSVCState, LaplacianTerm, normalized_laplacian
 from .problem import NPSVCProblem, jitter, kernel_overflow
 from .torch_boxqp import TorchBoxQP
