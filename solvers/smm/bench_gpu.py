@@ -61,6 +61,8 @@ def add_parser(sub) -> None:
     g.add_argument("--tol", type=float, nargs="+", default=[1e-4, 1e-6], help="η_kkt targets, one solve each")
     g.add_argument("--start-rows", type=int, default=1000, help="subsample start (0: the origin), counted in the time")
     g.add_argument("--path", action="store_true", help="then the AS+ALM path at the first τ")
+    g.add_argument("--path-methods", nargs="+", default=["as"], choices=("as", "warm"),
+                   help="the path by AS+ALM, warm-started ALM-SNCG, or both (Table 6's Warm / AS ratio)")
     g.add_argument("--points", type=int, default=8, help="grid points of the path (paper: 50)")
     g.add_argument("--C-range", type=float, nargs=2, default=[0.1, 100.0])
     g.add_argument("--path-tol", type=float, default=1e-4)
@@ -129,8 +131,9 @@ def table4_rows(args, data, deadline: float, rows: list) -> None:
                 print(pd.DataFrame([row]).to_string(index=False, header=len(rows) == 1), flush=True)
 
 
-def as_path(args, data, deadline: float):
-    """AS+ALM over the C grid at the first τ: (its table or None, a summary beside the paper's Table 6 row)."""
+def path_run(args, data, deadline: float, method: str):
+    """AS+ALM (``method`` "as") or warm-started ALM-SNCG ("warm") over the C grid at the first τ: (its table or
+    None, a summary beside the paper's Table 6 row)."""
     from .torch_alm import build_torch_problem
     from .torch_path import torch_solve_path
 
@@ -141,11 +144,11 @@ def as_path(args, data, deadline: float):
         return None, {"status": "skipped (time limit)"}
     problem = build_torch_problem(data.X_train, data.y_train, data.shape, C=Cs[0], tau=args.tau[0],
                                   transposed=data.transposed)
-    result = torch_solve_path(problem, Cs, method="as", tol=args.path_tol, eps_hat=eps_hat, d_max=args.d_max,
+    result = torch_solve_path(problem, Cs, method=method, tol=args.path_tol, eps_hat=eps_hat, d_max=args.d_max,
                               X_test=data.X_test, y_test=data.y_test, time_limit=left)
     table = result.table
     later = table.iloc[1:]
-    summary = {"status": result.status, "tau": args.tau[0], "tol": args.path_tol, "eps_hat": eps_hat,
+    summary = {"method": method, "status": result.status, "tau": args.tau[0], "tol": args.path_tol, "eps_hat": eps_hat,
                "points": len(table), "avg_s_per_point_2..N": float(later["time"].mean()),
                "total_s": float(table["time"].sum()), "avg_n_reduced": float(later["n_reduced"].mean()),
                "max_n_reduced": int(later["max_reduced"].max()) if len(later) else 0,
@@ -156,7 +159,7 @@ def as_path(args, data, deadline: float):
         keys = ("paper_avg_sam", "paper_max_sam", "paper_avg_J1_AS", "paper_rounds", "paper_warm_s_per_point",
                 "paper_AS_s_per_point")
         summary.update(dict(zip(keys, paper)), paper_points=50)
-    print("\nAS+ALM path (Algorithm 3):")
+    print("\nAS+ALM path (Algorithm 3):" if method == "as" else "\nwarm-started ALM-SNCG path:")
     print(table[["C", "time", "rounds", "alm_iters", "newton_iters", "n_reduced", "j1", "rank", "n_sm", "kkt_full",
                  "test_acc"]].to_string(index=False), flush=True)
     return table, summary
@@ -180,7 +183,7 @@ def main(args) -> int:
         torch.cuda.reset_peak_memory_stats(dev)
     print("# smm gpu: " + ", ".join(f"{k}={v}" for k, v in setup.items()), flush=True)
 
-    rows, path_table, path_summary = [], None, None
+    rows, path_tables, path_summaries = [], {}, {}
     try:
         with hard_limit(deadline + HARD_GRACE_S - time.perf_counter()):
             t0 = time.perf_counter()
@@ -193,8 +196,8 @@ def main(args) -> int:
                                        tau=args.tau[0])
             torch_alm_solve(warm, tol=1e-4, max_iter=50, start_rows=0)
             table4_rows(args, data, deadline, rows)
-            if args.path:
-                path_table, path_summary = as_path(args, data, deadline)
+            for method in args.path_methods if args.path else ():
+                path_tables[method], path_summaries[method] = path_run(args, data, deadline, method)
     except HardTimeLimit:
         setup["stopped"] = f"hard time limit ({args.time_limit:g} + {HARD_GRACE_S:g} s) in the middle of a solve"
         print(setup["stopped"], flush=True)
@@ -206,17 +209,21 @@ def main(args) -> int:
     if args.out:
         with open(args.out, "w") as fh:
             json.dump({"setup": setup, "table4": table.to_dict(orient="records"),
-                       "path": None if path_table is None else path_table.to_dict(orient="records"),
-                       "path_summary": path_summary, "paper_accuracy_1e6": PAPER_ACCURACY_1E6}, fh, indent=1,
+                       "paths": {m: None if t is None else t.to_dict(orient="records") for m, t in path_tables.items()},
+                       "path_summaries": path_summaries, "paper_accuracy_1e6": PAPER_ACCURACY_1E6}, fh, indent=1,
                       default=float)
     print(f"\nALM-SNCG on {dev} to η_kkt ≤ tol, ours beside the paper's (paper: 8-core CPU, Relobj ≤ ε, "
           f"test accuracy {PAPER_ACCURACY_1E6} at 1e6):")
     cols = [c for c in ("tau", "C", "tol", "status", "wall_s", "alm_iters", "newton", "J1", "alpha", "kkt", "test_acc",
                         "paper_J1", "paper_alpha", "paper_A_s", "paper_isP_s") if c in table]
     print(table[cols].to_string(index=False))
-    if path_summary is not None:
-        print("AS path: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                                      for k, v in path_summary.items()))
+    for method, summary in path_summaries.items():
+        print(f"{method} path: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                             for k, v in summary.items()))
+    if {"as", "warm"} <= set(path_tables) and all(t is not None for t in path_tables.values()):
+        shared = min(len(path_tables["as"]), len(path_tables["warm"]))  # the points both finished
+        ratio = path_tables["warm"]["time"].iloc[:shared].sum() / path_tables["as"]["time"].iloc[:shared].sum()
+        print(f"Warm / AS path time over the {shared} points both finished: {ratio:.2f}")
     extra = f", peak device memory {setup['peak_device_gib']:.1f} GiB" if "peak_device_gib" in setup else ""
     print(f"generate {setup.get('generate_s', float('nan')):.1f} s, whole command {setup['wall_s']:.1f} s{extra}")
     return 0

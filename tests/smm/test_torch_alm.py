@@ -231,17 +231,21 @@ def test_gpu_bench_runs_on_the_cpu_and_honours_its_time_limit(tmp_path, capsys, 
 
     out = tmp_path / "gpu.json"
     argv = ["gpu", "--n", "3000", "--p", "5", "--q", "6", "--device", "torch-cpu", "--C", "0.1", "10", "--tol", "1e-4",
-            "--path", "--points", "3", "--out", str(out)]
+            "--path", "--points", "3", "--path-methods", "as", "warm", "--out", str(out)]
     assert main(argv) == 0
     report = json.loads(out.read_text())
     assert [r["status"] for r in report["table4"]] == ["converged", "converged"]
     assert all(r["kkt"] <= 1e-4 and 0.5 < r["test_acc"] <= 1 for r in report["table4"])
-    assert len(report["path"]) == 3 and report["path_summary"]["worst_kkt_full"] <= 1e-3
-    assert "ALM-SNCG on cpu" in capsys.readouterr().out
+    for method in ("as", "warm"):
+        assert len(report["paths"][method]) == 3 and report["path_summaries"][method]["worst_kkt_full"] <= 1e-3
+    np.testing.assert_allclose([r["objective"] for r in report["paths"]["as"]],
+                               [r["objective"] for r in report["paths"]["warm"]], rtol=1e-3)
+    printed = capsys.readouterr().out
+    assert "ALM-SNCG on cpu" in printed and "Warm / AS path time over the 3 points both finished" in printed
     assert main(argv[:-1] + [str(out), "--time-limit", "1e-3"]) == 0  # nothing fits: every row says so
     report = json.loads(out.read_text())
     assert {r["status"] for r in report["table4"]} == {"skipped (time limit)"}
-    assert report["path_summary"] == {"status": "skipped (time limit)"}
+    assert report["path_summaries"] == {m: {"status": "skipped (time limit)"} for m in ("as", "warm")}
     monkeypatch.setattr(bench_gpu, "HARD_GRACE_S", 0.0)  # SIGALRM stops the measurements wherever they are,
     monkeypatch.setattr(bench_gpu, "table4_rows", lambda *args: time.sleep(30))  # even inside a solve that hangs
     assert main(argv[:-1] + [str(out), "--time-limit", "0.5"]) == 0
