@@ -264,7 +264,8 @@ def kernel_census(problem, criterion: str, steps: int = 20, **common) -> dict:
             for idx in batches[3:]:
                 trainer.batch_step(idx, gamma=trainer.gamma_at(0), reuse_phi=True)
             torch.cuda.synchronize(device)
-    on_device = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    on_device = [e for e in prof.events()  # kernels: not the ranges (the optimiser's step) that span some of them
+                 if e.device_type == torch.autograd.DeviceType.CUDA and not e.is_user_annotation]
     n = len(batches) - 3
     by_name = pd.DataFrame({"kernel": [e.name[:70] for e in on_device],
                             "µs": [e.device_time_total for e in on_device]}).groupby("kernel")["µs"]
