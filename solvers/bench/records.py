@@ -73,8 +73,11 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> str:
+    """The processor, cores, thread setting and load, and the GPU where the bench has used torch with CUDA."""
     load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+    torch = sys.modules.get("torch")  # only a bench that imported torch can have run on a GPU
+    gpu = f"{torch.cuda.get_device_name()}, " if torch is not None and torch.cuda.is_initialized() else ""
+    return (f"{gpu}{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
             f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}{load}")
 
 
