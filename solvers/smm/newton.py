@@ -23,6 +23,7 @@ than CG: for G = I by Woodbury on |J1|×|J1| or the pq×pq normal matrix, for G 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -230,21 +231,22 @@ class NewtonStats:
     last_cg: int | None = None  # CG steps of the previous Newton system (the next one's cost estimate)
 
 
-def _cg(matvec, rhs: np.ndarray, x0: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, int]:
-    """Conjugate gradients on the SPD Ṽ (Prop. 3), warm-started at x0."""
-    x = x0.copy()
+def conjugate_gradient(matvec, rhs, x0, tol: float, max_iter: int):
+    """Conjugate gradients on the SPD Ṽ (Prop. 3), warm-started at x0: numpy arrays, or torch tensors on any device
+    (the torch backend, torch_alm.py). Two scalar reads per step."""
+    x = 1.0 * x0  # a copy, for either library
     r = rhs - matvec(x)
-    rr = float(np.vdot(r, r))
-    if np.sqrt(rr) <= tol:
+    rr = float(r @ r)
+    if math.sqrt(rr) <= tol:
         return x, 0
-    d = r.copy()
+    d = 1.0 * r
     for it in range(1, max_iter + 1):
         Vd = matvec(d)
-        step = rr / float(np.vdot(d, Vd))
+        step = rr / float(d @ Vd)
         x += step * d
         r -= step * Vd
-        rr_new = float(np.vdot(r, r))
-        if np.sqrt(rr_new) <= tol:
+        rr_new = float(r @ r)
+        if math.sqrt(rr_new) <= tol:
             return x, it
         d = r + (rr_new / rr) * d
         rr = rr_new
@@ -302,7 +304,7 @@ def newton_direction(sub: Subproblem, pt: Point, rho: float, cg_tol: float, cg_m
         else:
             def matvec(d):
                 return kappa * d + H(d)
-        dW, its = _cg(matvec, rhs, d0, cg_tol, cg_max)
+        dW, its = conjugate_gradient(matvec, rhs, d0, cg_tol, cg_max)
         stats.cg += its
         stats.last_cg = its
     tJ = XJ @ dW.astype(XJ.dtype, copy=False) if m else np.zeros(0)

@@ -27,7 +27,8 @@ from ..core import HistoryRecorder, InputError
 from ..core.device import resolve_device
 from .alm import (SIGMA0_SAMPLE_ROWS, SIGMA_MAX, START_MIN_RATIO, START_TOL, next_sigma, sigma0_of_mean_square,
                   subproblem_tol, subsample_rows)
-from .newton import ARMIJO_MU, ARMIJO_SHRINK, ETA_BAR, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, TAU1, TAU2, VARRHO
+from .newton import (ARMIJO_MU, ARMIJO_SHRINK, ETA_BAR, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, TAU1, TAU2, VARRHO,
+                     conjugate_gradient)
 from .problem import SMMProblem, check_positive, relative_gap, relobj
 from .torch_spectral import TorchSpectralPoint
 
@@ -207,27 +208,6 @@ class NewtonStats:
     j1: int = 0
     alpha: int = 0
     steps: list = field(default_factory=list)
-
-
-def conjugate_gradient(matvec, rhs: torch.Tensor, x0: torch.Tensor, tol: float, max_iter: int):
-    """CG on the SPD Ṽ (Prop. 3), warm-started at x0; two scalar reads per step."""
-    x = x0.clone()
-    r = rhs - matvec(x)
-    rr = float(torch.dot(r, r))
-    if math.sqrt(rr) <= tol:
-        return x, 0
-    d = r.clone()
-    for it in range(1, max_iter + 1):
-        Vd = matvec(d)
-        step = rr / float(torch.dot(d, Vd))
-        x += step * d
-        r -= step * Vd
-        rr_new = float(torch.dot(r, r))
-        if math.sqrt(rr_new) <= tol:
-            return x, it
-        d = r + (rr_new / rr) * d
-        rr = rr_new
-    return x, max_iter
 
 
 def newton_direction(sub: TorchSubproblem, pt: TorchPoint, rho: float, cg_tol: float, cg_max: int,
