@@ -18,7 +18,7 @@ ever leaves the device.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -28,7 +28,7 @@ from ..core.device import resolve_device
 from .alm import (SIGMA0_SAMPLE_ROWS, SIGMA_MAX, START_MIN_RATIO, START_TOL, next_sigma, sigma0_of_mean_square,
                   subproblem_tol, subsample_rows)
 from .newton import (ARMIJO_MU, ARMIJO_SHRINK, ETA_BAR, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, TAU1, TAU2, VARRHO,
-                     conjugate_gradient)
+                     NewtonStats, conjugate_gradient)
 from .problem import SMMProblem, check_positive, relative_gap, relobj
 from .torch_spectral import TorchSpectralPoint
 
@@ -199,15 +199,6 @@ def with_gradient(sub: TorchSubproblem, point: TorchPoint) -> TorchPoint:
     if point.J.numel() <= GATHER_SHARE * pr.n:
         point.XJ = pr.X[point.J]
     return point
-
-
-@dataclass
-class NewtonStats:
-    newton: int = 0
-    cg: int = 0
-    j1: int = 0
-    alpha: int = 0
-    steps: list = field(default_factory=list)
 
 
 def newton_direction(sub: TorchSubproblem, pt: TorchPoint, rho: float, cg_tol: float, cg_max: int,
