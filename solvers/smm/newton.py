@@ -231,6 +231,12 @@ class NewtonStats:
     last_cg: int | None = None  # CG steps of the previous Newton system (the next one's cost estimate)
 
 
+def step_parameters(grad_norm: float, rho_floor: float) -> tuple[float, float]:
+    """Algorithm 2, Step 1: the regularisation ρ = τ₁ min(τ₂, ‖∇φ‖) (at least ``rho_floor``) and the CG tolerance
+    min(η̄, ‖∇φ‖^{1+ϱ})."""
+    return max(TAU1 * min(TAU2, grad_norm), rho_floor), min(ETA_BAR, grad_norm ** (1.0 + VARRHO))
+
+
 def conjugate_gradient(matvec, rhs, x0, tol: float, max_iter: int):
     """Conjugate gradients on the SPD Ṽ (Prop. 3), warm-started at x0: numpy arrays, or torch tensors on any device
     (the torch backend, torch_alm.py). Two scalar reads per step."""
@@ -399,8 +405,7 @@ def sncg(sub: Subproblem, W: np.ndarray, b: float, Xw: np.ndarray, stop, *, max_
         if stop(pt):
             break
         gnorm = pt.grad_norm
-        rho = max(TAU1 * min(TAU2, gnorm), rho_floor)
-        cg_tol = min(ETA_BAR, gnorm ** (1.0 + VARRHO))
+        rho, cg_tol = step_parameters(gnorm, rho_floor)
         dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats, gram)
         slope = float(pt.gW.ravel() @ dW) + pt.gb * db
         if not slope < 0:  # an inexact direction that does not descend: use −∇φ

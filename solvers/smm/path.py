@@ -150,10 +150,17 @@ def solve_path(problem: SMMProblem, Cs, *, method: str = "as", tol: float = 1e-6
                "test_acc": _accuracy(W_user, state.b, X_test, y_test)}
         rows.append(row)
         solutions.append((state.W.copy(), state.b))
-        if callback is not None and callback(dict(row)) is False:
-            status = "stopped"
-            break
-        if time_limit is not None and cumulative >= time_limit:
-            status = "time_limit"
+        status = path_stop(row, callback, time_limit, cumulative)
+        if status != "completed":
             break
     return PathResult(method, pd.DataFrame(rows), solutions, status)
+
+
+def path_stop(row: dict, callback, time_limit: float | None, cumulative: float) -> str:
+    """After a grid point: "stopped" when the callback says so, "time_limit" when the path's seconds are spent,
+    else "completed" (the path goes on)."""
+    if callback is not None and callback(dict(row)) is False:
+        return "stopped"
+    if time_limit is not None and cumulative >= time_limit:
+        return "time_limit"
+    return "completed"

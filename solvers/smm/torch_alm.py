@@ -27,8 +27,8 @@ from ..core import HistoryRecorder, InputError
 from ..core.device import resolve_device
 from .alm import (SIGMA0_SAMPLE_ROWS, SIGMA_MAX, START_MIN_RATIO, START_TOL, next_sigma, sigma0_of_mean_square,
                   subproblem_tol, subsample_rows)
-from .newton import (ARMIJO_MU, ARMIJO_SHRINK, ETA_BAR, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, TAU1, TAU2, VARRHO,
-                     NewtonStats, conjugate_gradient)
+from .newton import (ARMIJO_MU, ARMIJO_SHRINK, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, NewtonStats,
+                     conjugate_gradient, step_parameters)
 from .problem import SMMProblem, check_positive, relative_gap, relobj
 from .torch_spectral import TorchSpectralPoint
 
@@ -265,8 +265,7 @@ def sncg(sub: TorchSubproblem, W: torch.Tensor, b: float, Xw: torch.Tensor, stop
         if stop(pt):
             break
         gnorm = pt.grad_norm
-        rho = max(TAU1 * min(TAU2, gnorm), rho_floor)
-        cg_tol = min(ETA_BAR, gnorm ** (1.0 + VARRHO))
+        rho, cg_tol = step_parameters(gnorm, rho_floor)
         dW, db = newton_direction(sub, pt, rho, cg_tol, cg_max, d0, stats)
         slope = float(torch.dot(pt.gW.reshape(-1), dW)) + pt.gb * db
         if not slope < 0:  # an inexact direction that does not descend: use −∇φ

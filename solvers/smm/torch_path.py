@@ -11,7 +11,7 @@ import torch
 
 from ..core import now
 from .alm import default_sigma0
-from .path import SM_MARGIN_TOL, VIOLATION_TOL, PathResult, check_grid, margin_width
+from .path import SM_MARGIN_TOL, VIOLATION_TOL, PathResult, check_grid, margin_width, path_stop
 from .torch_alm import (F64, TorchALMState, TorchSMMProblem, X_times, kkt_residuals, primal_objective, synchronize,
                         torch_alm_solve)
 
@@ -104,10 +104,7 @@ def torch_solve_path(problem: TorchSMMProblem, Cs, *, method: str = "as", tol: f
                "test_acc": accuracy(state.W, state.b, X_test, y_test)}
         rows.append(row)
         solutions.append((state.W.cpu().numpy(), state.b))
-        if callback is not None and callback(dict(row)) is False:
-            status = "stopped"
-            break
-        if time_limit is not None and cumulative >= time_limit:
-            status = "time_limit"
+        status = path_stop(row, callback, time_limit, cumulative)
+        if status != "completed":
             break
     return PathResult(method, pd.DataFrame(rows), solutions, status)
