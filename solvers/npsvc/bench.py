@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..bench.records import publish
 from ..core import InputError, use_clock
+from ..core.device import device_name, resolve_device
 from ..datasets import REAL, load
 from .experiments import PAPER_TABLE2, accuracy_splits, fit_svc, summarize, timed_solve, with_paper
 from .knpsvc import OFFICIAL_MAX_ITER
@@ -208,9 +209,9 @@ def deep_part(datasets: list[str], priors: list[str], epochs: int, seeds: int, n
                 launch_table(tables, f"{name}, {prior} prior, {problem.n_train} training rows, {epochs} epochs, "
                                      f"device {common['device']}")
             elif on_gpu:
-                publish("npsvc", "deep-gpu", f"D-NPSVC++ on {device_name(common['device'])}: {name}, {prior} prior, "
-                        f"{problem.n_train} training rows, batch {batch_sizes[0]}", table.drop(columns="mean"),
-                        clock="wall")
+                where = device_name(resolve_device(common["device"]))
+                publish("npsvc", "deep-gpu", f"D-NPSVC++ on {where}: {name}, {prior} prior, {problem.n_train} "
+                        f"training rows, batch {batch_sizes[0]}", table.drop(columns="mean"), clock="wall")
 
 
 def ce_seconds(table: pd.DataFrame) -> float:
@@ -232,12 +233,6 @@ def launch_table(tables: dict[tuple[int, bool], pd.DataFrame], what: str) -> Non
     publish("npsvc", "deep-gpu-time", f"D-NPSVC++ and cross-entropy per epoch: {what}", frame, clock="wall")
 
 
-def device_name(device: str) -> str:
-    import torch
-
-    return torch.cuda.get_device_name() if device != "cpu" and torch.cuda.is_available() else "the CPU"
-
-
 def kernel_census(problem, criterion: str, steps: int = 20, **common) -> dict:
     """Per mini-batch step of a trained-prior epoch (the prior frozen, as in all epochs after fine-tuning): how many
     device kernels it launches and their summed device time, read by torch.profiler over ``steps`` eager steps after
@@ -247,7 +242,6 @@ def kernel_census(problem, criterion: str, steps: int = 20, **common) -> dict:
     from torch.profiler import ProfilerActivity, profile
 
     from ..core import validate_params
-    from ..core.device import resolve_device
     from .deep_params import DNPSVC_PARAMS
     from .dnpsvc import Trainer, deterministic_torch
 

@@ -41,7 +41,7 @@ import torch
 from torch import nn
 
 from ..core import HistoryRecorder, InputError, Result, relative_change, validate_params
-from ..core.device import resolve_device
+from ..core.device import resolve_device, synchronize
 from .deep_params import DNPSVC_PARAMS
 from .graph_replay import EpochReplay
 from .problem import NPSVCProblem, chebyshev_columns, problem_from_arrays
@@ -301,8 +301,7 @@ class Trainer:
             step(idx)
         self.last_lr = self.opt.param_groups[0]["lr"]
         self.sched.step()
-        if self.device.type == "cuda":  # every criterion's epoch time includes its queued GPU work
-            torch.cuda.synchronize(self.device)
+        synchronize(self.device)  # every criterion's epoch time includes its queued GPU work
         n_steps = len(batches) if p["criterion"] == "npsvc++" else 0
         return float(self.feasibility_sum) / n_steps if n_steps else float("nan")  # the epoch's one host read
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import time
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
+
+from ..bench.limits import hard_cap
 
 #: Table 4 of the paper at (n, p, q) = (1e6, 50, 100): (ε, τ, C) → (|J1|, |α|, isPADMM s, ALM-SNCG s)
 PAPER_TABLE4_1E6 = {
@@ -79,28 +79,10 @@ def _paper(n: int, p: int, q: int):
     return (n, p, q) == PAPER_SIZE
 
 
-class HardTimeLimit(Exception):
-    """Raised by SIGALRM when the command outlives --time-limit by HARD_GRACE_S (a solve checks its own limit
-    only between ALM steps, and one step can hold up to 200 Newton steps)."""
-
-
-@contextmanager
-def hard_limit(seconds: float):
-    def ring(signum, frame):
-        raise HardTimeLimit
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def table4_rows(args, data, deadline: float, rows: list) -> None:
     """One ALM-SNCG solve per (τ, C, tol), appended to ``rows`` as it finishes."""
-    from .torch_alm import build_torch_problem, synchronize, torch_alm_solve
+    from ..core.device import synchronize
+    from .torch_alm import build_torch_problem, torch_alm_solve
     from .torch_path import accuracy
 
     dev = data.X_train.device
@@ -168,7 +150,8 @@ def path_run(args, data, deadline: float, method: str):
 def main(args) -> int:
     import torch
 
-    from .torch_alm import build_torch_problem, synchronize, torch_alm_solve, torch_device
+    from ..core.device import synchronize
+    from .torch_alm import build_torch_problem, torch_alm_solve, torch_device
     from .torch_synthetic import make_smm_synthetic_torch
 
     t_start = time.perf_counter()
@@ -185,7 +168,7 @@ def main(args) -> int:
 
     rows, path_tables, path_summaries = [], {}, {}
     try:
-        with hard_limit(deadline + HARD_GRACE_S - time.perf_counter()):
+        with hard_cap(deadline + HARD_GRACE_S - time.perf_counter()):
             t0 = time.perf_counter()
             data = make_smm_synthetic_torch(args.n, args.p, args.q, seed=args.seed, device=dev, dtype=dtype)
             synchronize(dev)
@@ -198,7 +181,7 @@ def main(args) -> int:
             table4_rows(args, data, deadline, rows)
             for method in args.path_methods if args.path else ():
                 path_tables[method], path_summaries[method] = path_run(args, data, deadline, method)
-    except HardTimeLimit:
+    except TimeoutError:  # hard_cap: a solve outlived --time-limit by HARD_GRACE_S (it checks only between ALM steps)
         setup["stopped"] = f"hard time limit ({args.time_limit:g} + {HARD_GRACE_S:g} s) in the middle of a solve"
         print(setup["stopped"], flush=True)
     table = pd.DataFrame(rows)

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..core import HistoryRecorder, InputError
-from ..core.device import resolve_device
+from ..core.device import resolve_device, synchronize
 from .alm import (SIGMA0_SAMPLE_ROWS, SIGMA_MAX, START_MIN_RATIO, START_TOL, next_sigma, sigma0_of_mean_square,
                   subproblem_tol, subsample_rows)
 from .newton import (ARMIJO_MU, ARMIJO_SHRINK, MAX_BACKTRACK, MAX_INVISIBLE, PHI_NOISE, NewtonStats,
@@ -43,12 +43,6 @@ def torch_device(device: str) -> torch.device:
     if device not in DEVICES[1:]:
         raise InputError(f"device = {device!r}; the torch solver runs on one of {', '.join(DEVICES[1:])}")
     return torch.device("cpu") if device == "torch-cpu" else resolve_device(device)
-
-
-def synchronize(device: torch.device) -> None:
-    """Wait for the device's queued work (so wall-clock readings count it)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def norm(a: torch.Tensor) -> float:

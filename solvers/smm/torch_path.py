@@ -10,10 +10,10 @@ import pandas as pd
 import torch
 
 from ..core import now
+from ..core.device import synchronize
 from .alm import default_sigma0
 from .path import SM_MARGIN_TOL, VIOLATION_TOL, PathResult, check_grid, margin_width, path_stop
-from .torch_alm import (F64, TorchALMState, TorchSMMProblem, X_times, kkt_residuals, primal_objective, synchronize,
-                        torch_alm_solve)
+from .torch_alm import F64, TorchALMState, TorchSMMProblem, X_times, kkt_residuals, primal_objective, torch_alm_solve
 
 
 def accuracy(W: torch.Tensor, b: float, X_test: torch.Tensor | None, y_test: torch.Tensor | None) -> float:

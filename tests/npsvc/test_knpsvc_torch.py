@@ -14,7 +14,7 @@ import torch
 from solvers import npsvc
 from solvers.core import InputError, validate_params
 from solvers.npsvc.baselines import TwinDuals, solve_twin_duals
-from solvers.npsvc.bench_device import hard_cap
+from solvers.bench.limits import hard_cap
 from solvers.npsvc.knpsvc import STATE_PARAMS, KNPSVCState, iterate_knpsvc
 from solvers.npsvc.knpsvc_torch import DeviceFeatures, DeviceKNPSVCState, DeviceTwinDuals, cholesky
 from solvers.npsvc.qp import BoxQP
