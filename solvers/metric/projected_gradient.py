@@ -11,8 +11,11 @@ a warm step that is too long (4–14 % fewer iterations on the pendigits, segmen
 and screened). Convergence: relative duality gap (P̃ − D̃)/max(1, |P̃|) ≤ tol (ambiguity 8).
 
 Active set (Sec. 5.3, Weinberger & Saul): between refreshes the gradient uses only triplets with positive loss
-at the last refresh; every ``refresh`` iterations a full pass over the non-screened triplets recomputes the
-set, the gap and the spheres (a sphere must come from the whole reduced problem, ambiguity 24).
+at the last refresh; a full pass over the non-screened triplets recomputes the set, the gap and the spheres (a
+sphere must come from the whole reduced problem, ambiguity 24) every ``refresh`` iterations and, as Sec. 5.3
+says ("the overall optimality is confirmed when the iteration converges"), as soon as the working set's own
+problem reaches tol. Checked only every ``refresh`` iterations, a path at ρ = 0.99 spent 10 iterations per λ
+where 1–2 reach tol (a9a*1: 6,970 iterations over 693 λ, against 1,135 over 647).
 """
 from __future__ import annotations
 
@@ -119,11 +122,12 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     prev: tuple[np.ndarray, np.ndarray] | None = None
     last_step = None
     gap = math.inf
+    working_converged = False
     for k in itertools.count():
         # the active set records (a full pass) only every ``refresh`` iterations, but max_iter and time_limit hold
         # exactly: a record is forced as soon as either is reached
         out_of_budget = k >= max_iter or (time_limit is not None and rec.elapsed >= time_limit)
-        if k % check_every == 0 or out_of_budget:
+        if k % check_every == 0 or out_of_budget or working_converged:
             full = ev if working is None else rp.evaluate(M, lam)
             gap = rp.gap(full, lam)
             status = rec.record(k, objective=full.primal, gap=relative_gap(gap, full.primal), abs_gap=gap,
@@ -171,6 +175,9 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
             eta *= 0.5
         prev = (M, G)
         M, ev, last_step = M_new, ev_new, M - eta * G
+        # Sec. 5.3: "the overall optimality is confirmed when the iteration converges": once the working set's
+        # own problem is solved to tol, the full pass (the refresh) comes now rather than at the next tenth
+        working_converged = working is not None and relative_gap(rp.gap(ev, lam), ev.primal) <= tol
     info = {"abs_gap": gap, "screen_time": log.seconds, "loss": full.loss, "lam": lam, "n_L": rp.n_L, "n_R": rp.n_R,
             "step": eta}
     solution = {"M": M, "in_L": rp.in_L, "in_R": rp.in_R} if masks else {"M": M}

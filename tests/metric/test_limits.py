@@ -18,6 +18,17 @@ def test_active_set_stops_exactly_at_max_iter(iris_tiny, max_iter, refresh):
     assert res.info["n_iter"] == res.history["iter"].iloc[-1] == max_iter
 
 
+def test_active_set_confirms_optimality_when_its_working_set_converges(iris_tiny):
+    """Sec. 5.3: the full pass that confirms optimality comes when the working set's problem is solved, not at
+    the next refresh; the gap it confirms is the whole reduced problem's."""
+    res = metric.solve(iris_tiny, "active-set", tol=1e-6, max_iter=10_000, lam=10.0, refresh=1000)
+    assert res.status == "converged"
+    assert res.info["n_iter"] < 1000
+    plain = metric.solve(iris_tiny, "pg", tol=1e-6, max_iter=10_000, lam=10.0)
+    assert res.history["gap"].iloc[-1] <= 1e-6
+    assert res.history["objective"].iloc[-1] == pytest.approx(plain.history["objective"].iloc[-1], rel=1e-5)
+
+
 def test_active_set_time_limit_holds_between_refreshes(iris_tiny, monkeypatch):
     ticks = itertools.count()
     monkeypatch.setitem(clock.CLOCKS, "wall", lambda: float(next(ticks)))  # every clock reading is 1 s later
