@@ -527,6 +527,10 @@ class ReducedProblem:
     #: at the same M (same object) reads the margins instead of recomputing them (the ledger's margins at
     #: M_{t−1} serve the path bounds and the solver's first iterate; a narrowed problem keeps its share).
     known: tuple[np.ndarray, np.ndarray] | None = None
+    #: (M, margins, α, the active triplets' loss, Σ_A αH) of the last pass over all the active triplets: none of
+    #: them depends on λ, so an unscreened path's first evaluation at λ_t (at M_{t−1}, the pass that confirmed
+    #: λ_{t−1}'s solution) is read, not recomputed.
+    _evaluated: tuple | None = None
 
     def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray, *,
                  active: TripletSubset | None = None, H_L: np.ndarray | None = None,
@@ -591,6 +595,9 @@ class ReducedProblem:
 
     def evaluate(self, M: np.ndarray, lam: float, working: TripletSubset | None = None) -> Evaluation:
         """P̃ and its gradient −Σ_A α_t H_t − H_L̂ + λM (eq. (16)); ``working`` ⊆ A restricts the pass (active set)."""
+        if working is None and self._evaluated is not None and self._evaluated[0] is M:
+            _, x, alpha, part_loss, S = self._evaluated
+            return self._evaluation(M, x, alpha, part_loss, S + self.H_L, lam)
         gamma = self.problem.gamma
         part = self.active if working is None else working
         known = working is None and self.known is not None and self.known[0] is M
@@ -602,6 +609,7 @@ class ReducedProblem:
             part_loss, S = float(loss(x, gamma).sum()), part.combine(alpha)
         if working is None:
             self.known = (M, x)
+            self._evaluated = (M, x, alpha, part_loss, S)
         return self._evaluation(M, x, alpha, part_loss, S + self.H_L, lam)
 
     def _evaluation(self, M, x, alpha, part_loss: float, S, lam: float) -> Evaluation:

@@ -172,3 +172,24 @@ def test_spectrum_of_the_last_projection_is_reused_and_correct(monkeypatch):
     for m, W in ((mu, V), (mu2, V2)):
         np.testing.assert_allclose((W * m) @ W.T, plus, atol=1e-12 * np.abs(plus).max())
     assert 0 < mu.size < d  # the projection of an indefinite matrix drops its negative eigenvalues
+
+
+def test_a_second_pass_at_the_same_iterate_is_read_for_any_lambda(iris_tiny, monkeypatch):
+    """Margins, α and Σ αH at M do not depend on λ: the unscreened problem's pass at M serves the next λ (a
+    path's first evaluation at λ_t is at M_{t−1}) with λ's own P̃, ∇P̃ and gap, and copies of M are recomputed."""
+    rng = np.random.default_rng(5)
+    M = random_psd(iris_tiny.dim, rng)
+    rp = ReducedProblem.unscreened(iris_tiny)
+    rp.evaluate(M, 1.0)
+    passes = []
+    combine = type(iris_tiny.everything).combine
+    monkeypatch.setattr(type(iris_tiny.everything), "combine", lambda *a, **k: passes.append(1) or combine(*a, **k))
+    read = rp.evaluate(M, 3.0)
+    assert not passes
+    fresh_problem = ReducedProblem.unscreened(iris_tiny)
+    fresh = fresh_problem.evaluate(M.copy(), 3.0)
+    assert passes
+    scale = np.abs(fresh.grad).max()
+    np.testing.assert_allclose(read.grad, fresh.grad, rtol=0, atol=1e-12 * scale)
+    assert read.primal == pytest.approx(fresh.primal, rel=1e-12)
+    assert rp.gap(read, 3.0) == pytest.approx(fresh_problem.gap(fresh, 3.0), rel=1e-9, abs=1e-12 * abs(fresh.primal))
