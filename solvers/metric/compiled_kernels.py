@@ -254,8 +254,9 @@ def ledger_step(t, previous, previous_nu, q, apply_rule, m, eps, lam0, lam, gamm
     """The RRPB range ledger's step ``t`` (``ranges.RangeLedger``) over its candidates only, held as records
     (triplet, diff pair, same pair, side; ``*_nu``: ‖H_t‖_F): the last step's candidates ``previous`` (in T's
     order), then the records of step t's bucket, whose ranges end now: they leave L̂/R̂ (w_p gets −H_t's pair
-    weights for an L range) and their chunks go back to the free ones. Every pair whose weight it changes is
-    listed once in ``touched`` (room for two per candidate) and marked in ``seen``, which the caller clears.
+    weights for an L range, unless its new range is an L range again: at ρ = 0.99 most are, and their weights
+    are not touched) and their chunks go back to the free ones. Every pair whose weight it changes is listed
+    once in ``touched`` (room for two per candidate) and marked in ``seen``, which the caller clears.
 
     A bucket (one per step up to ``head.size − 1``) is a list of chunks of records in ``pool``/``pool_nu``,
     from ``head`` to ``tail`` through ``next_chunk``, ``fill`` records in each, ``sizes`` records in all; unused
@@ -292,14 +293,9 @@ def ledger_step(t, previous, previous_nu, q, apply_rule, m, eps, lam0, lam, gamm
             s, stop = chunk * size, chunk * size + fill[chunk]
             continue
         diff, same = records[s, DIFF], records[s, SAME]
-        if chunk >= 0:
-            if records[s, SIDE]:
-                w[diff] -= 1.0
-                w[same] += 1.0
-                n_touched = _touch(diff, same, touched, seen, n_touched)
-                out_L += 1
-            else:
-                out_R += 1
+        was_L = chunk >= 0 and records[s, SIDE] != 0  # leaves L̂ now, unless its new range is an L range again
+        out_L += was_L
+        out_R += chunk >= 0 and not was_L
         h, steps, on_L = 0.0, 0, False
         if apply_rule:
             h = q[diff] - q[same]
@@ -314,17 +310,18 @@ def ledger_step(t, previous, previous_nu, q, apply_rule, m, eps, lam0, lam, gamm
             end = t + steps
             release[c] = end
             side_L[c] = on_L
-            if on_L:
-                w[diff] += 1.0
-                w[same] -= 1.0
-                n_touched = _touch(diff, same, touched, seen, n_touched)
-                in_L += 1
-            else:
-                in_R += 1
+            in_L += on_L
+            in_R += not on_L
             if end < head.size:
                 box[n_box, IDX], box[n_box, DIFF], box[n_box, SAME], box[n_box, SIDE] = c, diff, same, on_L
                 box_nu[n_box], box_end[n_box] = nus[s], end
                 n_box += 1
+        now_L = steps > 0 and on_L
+        if now_L != was_L:  # H_t's pair weights change only when it enters or leaves L̂
+            sign = 1.0 if now_L else -1.0
+            w[diff] += sign
+            w[same] -= sign
+            n_touched = _touch(diff, same, touched, seen, n_touched)
         s += 1
     if n_left > split:
         _merge_tail(left, left_nu, margins, split, n_left)
