@@ -162,7 +162,9 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
     else:
         M = result.solutions[-1]
         unscreened = ReducedProblem.unscreened(problem)
-        evaluation = _median_seconds(lambda: unscreened.evaluate(M, 1.0))
+        # a copy of M each time: a problem reads its own last pass at the same M (the same array) instead of
+        # making it again
+        evaluation = _median_seconds(lambda: unscreened.evaluate(M.copy(), 1.0))
         margins = 0.0 if bounds == ("dgb",) else _median_seconds(lambda: problem.margins(M))
         out["floor"] = lambdas * (evaluation + margins)
     out["share at floor"] = out["floor"] / (out["floor"] + out["solver"])

@@ -8,6 +8,7 @@ from solvers.metric import path as path_module
 from solvers.metric.path import regularization_path
 from solvers.metric.problem import TripletProblem, TripletSubset
 from solvers.metric.ranges import RangeLedger
+from solvers.metric import screening_profile
 from solvers.metric.screening_profile import profile_path
 
 PATH = dict(rho=0.7, tol=1e-6, max_steps=8)
@@ -51,8 +52,18 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
 
 
 @pytest.mark.parametrize("bounds", [("dgb",), ("pgb",)])
-def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny, bounds):
+def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny, bounds, monkeypatch):
+    """Every timed evaluation of the floor is a whole pass (Σ αH over all triplets), none read from an earlier one."""
+    passes = []
+    combine = TripletSubset.combine
+
+    def counting(self, weights, where=None):
+        passes.append(len(self) if where is None else 0)
+        return combine(self, weights, where)
+    monkeypatch.setattr(TripletSubset, "combine", counting)
     row = profile_path(iris_tiny, bounds, **PATH)
+    repeats = screening_profile._EVALUATION_REPEATS
+    assert passes[-repeats:] == [iris_tiny.n_triplets] * repeats
     assert row["ledger"] == 0 and row["candidates"] == 0
     assert row["path step"] > 0 and row["floor"] > 0
     assert row["path step"] <= row["screening"] + 1e-9  # the path step is timed inside the path's screening
