@@ -46,5 +46,7 @@ for t = 1, 2, ...:
     repeat:                                                            # projected gradient, BB step
         M = [M − η ∇P̃_λ(M)]_+                                           # P̃: L̂ linearised, R̂ dropped
         every 10 iterations: L̂, R̂ ∪= rule(sphere at M)                 # dynamic screening
+        # active set (Sec. 5.3): ∇P̃ over the triplets with positive loss only; a full pass renews them
+        # every 10 iterations, and as soon as they converge, to confirm the gap below
     until (P̃(M) − D̃(α(M))) / max(1, |P̃(M)|) ≤ tol
     ε = sqrt(2 gap/λ) ; stop when the loss elasticity < 0.01""", language="text")
