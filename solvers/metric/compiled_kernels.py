@@ -329,6 +329,43 @@ def ledger_step(t, previous, previous_nu, q, apply_rule, m, eps, lam0, lam, gamm
     return n_left, in_L, in_R, out_L, out_R, n_touched
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _loss_term(h, gamma, half_inv_gamma, inv_gamma):
+    """(α, ℓ) at margin h: the smoothed hinge of ``problem.loss`` and α = −ℓ'(h) of ``problem.dual_alpha`` (the
+    hinge, γ = 0, takes α = 0 at the kink), with 1/γ multiplied rather than divided by. Most triplets have h ≥ 1
+    and take the first branch; NaN (a diverged iterate) gives NaN, as numpy does (0 and NaN for the hinge)."""
+    z = 1.0 - h
+    if z <= 0.0:
+        return 0.0, 0.0
+    if gamma == 0.0:
+        return (1.0 if z > 0.0 else 0.0), z
+    if z <= gamma:
+        return z * inv_gamma, z * z * half_inv_gamma
+    if z > gamma:
+        return 1.0, z - 0.5 * gamma
+    return z, z  # NaN
+
+
+@numba.njit(cache=True, nogil=True)
+def triplet_terms(x, q, diff, same, gamma, from_pairs, alpha, w):
+    """An evaluation's per-triplet work in one pass (``TripletSubset.loss_terms``): with ``from_pairs`` the margin
+    x_t = q_diff − q_same into ``x``, else x as given; α_t = −ℓ'(x_t) (eq. (2)) into ``alpha``; α_t added to w_diff
+    and subtracted from w_same (Σ_t α_t H_t = Σ_p w_p u_p u_pᵀ); returns Σ_t ℓ(x_t)."""
+    total = 0.0
+    inv_gamma = 1.0 / gamma if gamma > 0.0 else 0.0
+    half_inv_gamma = 0.5 * inv_gamma
+    for t in range(diff.size):
+        if from_pairs:
+            x[t] = q[diff[t]] - q[same[t]]
+        a, loss = _loss_term(x[t], gamma, half_inv_gamma, inv_gamma)
+        alpha[t] = a
+        total += loss
+        if a != 0.0:
+            w[diff[t]] += a
+            w[same[t]] -= a
+    return total
+
+
 @numba.njit(cache=True, nogil=True)
 def floor_margins(candidates, diff, same, q, out):
     """The least work of the ledger's step (``screening_profile``): the margin q_diff − q_same of each of the

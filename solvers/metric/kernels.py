@@ -6,6 +6,7 @@
 - ``sphere_linear_verdicts``: the sphere rule (eq. (4)) and the linear rule (Thm 3.1), as ``rules.screen``;
 - ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
 - ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``;
+- ``triplet_terms``: an evaluation's per-triplet work (margins, α, the loss, Σ αH's pair weights) in one pass;
 - ``sample_pair_values``, ``laplacian_product``: the solver's pair products through the samples
   (``TripletSubset.sample_form``) from the pairs' ends, so that a subset screening leaves builds no rows of the
   incidence E and no pair table (every path uses them, the naive one too).
@@ -68,5 +69,7 @@ def warm_up() -> float:
     X, ends, rows = np.ones((2, 2)), np.array([[0, 1]], np.int64), np.zeros(1, np.int64)
     k.sample_pair_values(X, np.ones(2), ends, rows, np.empty(1))
     k.laplacian_product(X, np.ones(1), ends, rows, np.empty((2, 2)))
+    k.triplet_terms(np.empty(1), np.ones(2), np.zeros(1, np.int32), np.ones(1, np.int32), 0.05, True, np.empty(1),
+                    np.zeros(2))
     _warm = True
     return time.process_time() - started

@@ -493,6 +493,28 @@ class TripletSubset:
             p = self.problem
             if not self.uses_samples or not _samples_are_cheaper(used.size, p.X.shape[0], p.dim):
                 return p.weighted_pairs(self.pair_rows[used], w[used])
+        return self.pair_sum(w)
+
+    def loss_terms(self, M: np.ndarray, margins: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+        """(⟨H_t, M⟩, α = −ℓ'(⟨H_t, M⟩) (eq. (2)), Σ_t ℓ(⟨H_t, M⟩), Σ_t α_t H_t) over these triplets, the margins
+        from the pair values at M (or ``margins``, already known at M): one compiled pass over the triplets
+        (``compiled_kernels.triplet_terms``, pairs backend) instead of the dozen numpy passes of ``margins``,
+        ``dual_alpha``, ``loss`` and ``combine``'s scatter-adds, then the one pair product."""
+        gamma = self.problem.gamma
+        if not kernels.USE_NUMBA or self.problem.backend != "pairs" or self.problem.torch is not None:
+            x = self.margins(M) if margins is None else margins
+            alpha = dual_alpha(x, gamma)
+            return x, alpha, float(loss(x, gamma).sum()), self.combine(alpha)
+        n = len(self)
+        x, q = (np.empty(n), self.pair_values(M)) if margins is None else (margins, np.empty(0))
+        alpha, w = np.empty(n), np.zeros(self.pair_rows.size)
+        total = kernels.compiled().triplet_terms(x, q, self.diff, self.same, gamma, margins is None, alpha, w)
+        return x, alpha, total, self.pair_sum(w)
+
+    def pair_sum(self, w: np.ndarray) -> np.ndarray:
+        """Σ_p w_p u_p u_pᵀ over this subset's pairs (diagonal M: Σ_p w_p u_p∘u_p), in the cheaper of the pair table
+        and the sample form (pairs backend)."""
         X = self.problem.X
         if self.uses_samples and kernels.USE_NUMBA:  # Xᵀ (L X), L X from the pairs' ends: no pair table gathered
             LX = np.empty_like(X)
@@ -604,9 +626,7 @@ class ReducedProblem:
         if self.problem.torch is not None and not known:  # the whole pass on the device (device.py)
             x, alpha, part_loss, S = self.problem.torch.evaluate(part.device_index, M, gamma)
         else:
-            x = self.known[1] if known else part.margins(M)
-            alpha = dual_alpha(x, gamma)
-            part_loss, S = float(loss(x, gamma).sum()), part.combine(alpha)
+            x, alpha, part_loss, S = part.loss_terms(M, self.known[1] if known else None)
         if working is None:
             self.known = (M, x)
             self._evaluated = (M, x, alpha, part_loss, S)

@@ -9,7 +9,7 @@ import pytest
 from solvers.metric import kernels
 from solvers.metric.bounds import DYNAMIC_BOUNDS, dynamic_sphere, relaxed_regularization_path_bound
 from solvers.metric.path import regularization_path
-from solvers.metric.problem import ReducedProblem
+from solvers.metric.problem import ReducedProblem, lambda_max
 from solvers.metric.ranges import RangeLedger, steps_covered
 from solvers.metric.rules import screen
 from tests.metric.conftest import tiny
@@ -231,11 +231,41 @@ def test_numpy_path_is_safe_and_equals_the_compiled_path(problem, naive, bounds,
         assert np.linalg.norm(paths[True].solutions[s] - paths[False].solutions[s]) <= bound + 1e-9
 
 
+@pytest.mark.parametrize("gamma", [0.05, 0.0])
+@pytest.mark.parametrize("known", [False, True])
+def test_one_pass_loss_terms_equal_numpys(gamma, known, monkeypatch):
+    """``triplet_terms`` (margins, α, Σ ℓ and Σ αH in one pass) against numpy's margins, ``dual_alpha``, ``loss``
+    and ``combine``, at a point whose margins fall on every piece of the loss (γ = 0: the hinge), and a NaN
+    iterate stays NaN (the solver's divergence test reads it)."""
+    problem = tiny("iris", 8, gamma=gamma)
+    lam_L, K = lambda_max(problem)
+    M = K / (0.3 * lam_L)
+    subset = problem.everything.part(np.arange(0, problem.n_triplets, 3))
+    x = subset.margins(M)
+    assert (x < 1 - gamma).any() and (x > 1).any()
+    out = {}
+    for on in (False, True):
+        with_kernels(monkeypatch, on)
+        out[on] = subset.loss_terms(M, x.copy() if known else None)
+    (x0, a0, l0, S0), (x1, a1, l1, S1) = out[False], out[True]
+    scale = np.abs(x0).max()
+    np.testing.assert_allclose(x1, x0, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(a1, a0, rtol=0, atol=1e-9)
+    assert l1 == pytest.approx(l0, rel=1e-12)
+    np.testing.assert_allclose(S1, S0, rtol=0, atol=1e-12 * np.abs(S0).max() * len(subset))
+    nan = {}
+    for on in (False, True):
+        with_kernels(monkeypatch, on)
+        nan[on] = subset.loss_terms(M, np.full(len(subset), np.nan))
+    assert math.isnan(nan[True][2]) and math.isnan(nan[False][2])
+    np.testing.assert_array_equal(nan[True][1], nan[False][1])  # NaN for γ > 0, 0 for the hinge, as numpy
+
+
 def test_warm_up_compiles_every_kernel(monkeypatch):
     monkeypatch.setattr(kernels, "_warm", False)
     assert kernels.warm_up() > 0
     k = kernels.compiled()
     for kernel in (k.ledger_step, k.candidate_pairs, k.sphere_linear_verdicts,
-                   k.gather_renumber, k.sample_pair_values, k.laplacian_product):
+                   k.gather_renumber, k.sample_pair_values, k.laplacian_product, k.triplet_terms):
         assert kernel.signatures, kernel
     assert kernels.warm_up() == 0.0  # once per process

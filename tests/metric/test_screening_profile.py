@@ -53,14 +53,14 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
 
 @pytest.mark.parametrize("bounds", [("dgb",), ("pgb",)])
 def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny, bounds, monkeypatch):
-    """Every timed evaluation of the floor is a whole pass (Σ αH over all triplets), none read from an earlier one."""
+    """Every timed evaluation of the floor is a whole pass over all triplets, none read from an earlier one."""
     passes = []
-    combine = TripletSubset.combine
+    terms = TripletSubset.loss_terms
 
-    def counting(self, weights, where=None):
-        passes.append(len(self) if where is None else 0)
-        return combine(self, weights, where)
-    monkeypatch.setattr(TripletSubset, "combine", counting)
+    def counting(self, M, margins=None):
+        passes.append(len(self))
+        return terms(self, M, margins)
+    monkeypatch.setattr(TripletSubset, "loss_terms", counting)
     row = profile_path(iris_tiny, bounds, **PATH)
     repeats = screening_profile._EVALUATION_REPEATS
     assert passes[-repeats:] == [iris_tiny.n_triplets] * repeats
