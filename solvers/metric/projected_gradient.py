@@ -124,8 +124,8 @@ def minimize(problem: TripletProblem, lam: float, M0: np.ndarray, *, tol: float,
     gap = math.inf
     working_converged = False
     for k in itertools.count():
-        # the active set records (a full pass) only every ``refresh`` iterations, but max_iter and time_limit hold
-        # exactly: a record is forced as soon as either is reached
+        # the active set records (a full pass) every ``refresh`` iterations and once its working set has converged,
+        # but max_iter and time_limit hold exactly: a record is forced as soon as either is reached
         out_of_budget = k >= max_iter or (time_limit is not None and rec.elapsed >= time_limit)
         if k % check_every == 0 or out_of_budget or working_converged:
             full = ev if working is None else rp.evaluate(M, lam)

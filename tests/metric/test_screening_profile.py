@@ -3,12 +3,11 @@ import numpy as np
 import pytest
 
 from solvers.datasets import REAL
-from solvers.metric import bench, kernels
+from solvers.metric import bench, kernels, screening_profile
 from solvers.metric import path as path_module
 from solvers.metric.path import regularization_path
 from solvers.metric.problem import TripletProblem, TripletSubset
 from solvers.metric.ranges import RangeLedger
-from solvers.metric import screening_profile
 from solvers.metric.screening_profile import profile_path
 
 PATH = dict(rho=0.7, tol=1e-6, max_steps=8)
