@@ -393,24 +393,48 @@ def _linear_min(hQ, hP, nu, r, PP, PQ):
 
 
 @numba.njit(cache=True, nogil=True)
-def sphere_linear_verdicts(hQ, hP, nu, r, PP, PQ, gamma, linear, undecided_only, to_L, to_R):
+def sphere_linear_verdicts(hQ, q, diff, same, from_pairs, hP, nu, r, PP, PQ, gamma, linear, undecided_only, to_L,
+                           to_R):
     """``rules.screen`` for the sphere rule (eq. (4)) and, with ``linear``, the linear rule (Thm 3.1):
     min/max of ⟨X, H_t⟩ over the ball (cut by ⟨P, X⟩ ≥ 0) against 1 and 1 − γ, written into the masks; with
-    ``undecided_only`` a triplet either mask already marks is left as it is."""
+    ``undecided_only`` a triplet either mask already marks is left as it is. ⟨H_t, Q⟩ is ``hQ[t]``, or with
+    ``from_pairs`` q_diff − q_same from the centre's pair values ``q`` (no array of margins)."""
     limit_L = 1.0 - gamma
-    for c in range(hQ.size):
+    for c in range(to_L.size):
         if undecided_only and (to_L[c] or to_R[c]):
             continue
+        h = q[diff[c]] - q[same[c]] if from_pairs else hQ[c]
         r_nu = r * nu[c]
-        lower = hQ[c] - r_nu
-        upper = hQ[c] + r_nu
+        lower = h - r_nu
+        upper = h + r_nu
         if linear:
-            low = _linear_min(hQ[c], hP[c], nu[c], r, PP, PQ)
-            high = -_linear_min(-hQ[c], -hP[c], nu[c], r, PP, PQ)
+            low = _linear_min(h, hP[c], nu[c], r, PP, PQ)
+            high = -_linear_min(-h, -hP[c], nu[c], r, PP, PQ)
             lower = low if low > lower else lower
             upper = high if high < upper else upper
         to_L[c] = upper < limit_L
         to_R[c] = lower > 1.0
+
+
+@numba.njit(cache=True, nogil=True)
+def split_screened(to_L, to_R, diff, same, known, has_known, keep, known_kept, w_L):
+    """A reduced problem narrowed by new verdicts, in one pass over its active triplets (``ReducedProblem.narrowed``):
+    the positions of the triplets neither mask marks into ``keep`` (their known margins, with ``has_known``, into
+    ``known_kept``), and each triplet newly in L̂ added to w_L (H_t = u_diff u_diffᵀ − u_same u_sameᵀ, so
+    Σ_{to L̂} H_t = Σ_p (w_L)_p u_p u_pᵀ). Returns (how many kept, how many to L̂, how many to R̂)."""
+    n_keep = 0
+    n_L = 0
+    for c in range(to_L.size):
+        in_L = to_L[c]
+        if in_L:
+            w_L[diff[c]] += 1.0
+            w_L[same[c]] -= 1.0
+            n_L += 1
+        keep[n_keep] = c  # written for every triplet, counted for the kept: no branch on the verdict
+        if has_known:
+            known_kept[n_keep] = known[c]
+        n_keep += not (in_L or to_R[c])
+    return n_keep, n_L, to_L.size - n_keep - n_L
 
 
 @numba.njit(cache=True, nogil=True)

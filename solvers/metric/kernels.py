@@ -4,7 +4,8 @@
 - ``ledger_scan``, ``fill_buckets``, ``ledger_step``, ``candidate_pairs``: the RRPB range ledger's step, over T or
   over its candidates from buckets (Thm 3.10 turned into ranges of λ by Thm 4.1, ``ranges.RangeLedger``);
 - ``sphere_linear_verdicts``: the sphere rule (eq. (4)) and the linear rule (Thm 3.1), as ``rules.screen``;
-- ``gather_renumber``: a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
+- ``split_screened``, ``gather_renumber``: a reduced problem narrowed by new verdicts (the triplets kept, H_L̂'s
+  new pair weights) and a part of a triplet subset with its pairs renumbered (``TripletSubset.part``);
 - ``floor_margins``: the least work of the ledger's step, timed by ``screening_profile``;
 - ``triplet_terms``: an evaluation's per-triplet work (margins, α, the loss, Σ αH's pair weights) in one pass;
 - ``sample_pair_values``, ``laplacian_product``: the solver's pair products through the samples
@@ -64,7 +65,10 @@ def warm_up() -> float:
                   0.0, 1.0, 0.9, 0.05, 0.9, w, np.empty(3, np.int64), np.empty(3))
     nu = np.ones(3)
     x = np.array([-1.0, 0.5, 3.0])
-    k.sphere_linear_verdicts(x, x, nu, 0.1, 1.0, 0.5, 0.05, True, False, np.empty(3, bool), np.empty(3, bool))
+    k.sphere_linear_verdicts(x, np.ones(2), *pair, False, x, nu, 0.1, 1.0, 0.5, 0.05, True, False, np.empty(3, bool),
+                             np.empty(3, bool))
+    k.split_screened(np.array([True, False, False]), np.array([False, True, False]), *pair, x, True,
+                     np.empty(3, np.int64), np.empty(3), np.zeros(2))
     k.gather_renumber(np.array([0, 2], np.int64), np.arange(3, dtype=np.int64), *pair, 2, True)
     X, ends, rows = np.ones((2, 2)), np.array([[0, 1]], np.int64), np.zeros(1, np.int64)
     k.sample_pair_values(X, np.ones(2), ends, rows, np.empty(1))

@@ -10,9 +10,9 @@ At each λ_t, before optimising:
      problem step 1 left, then the rule (and RRPB's sphere with a stronger rule than the sphere rule);
   3. projected gradient with dynamic screening every ``period`` iterations (RRPB at λ0 = λ1 is DGB).
 Step 2 after RRPB's ranges runs only while it pays (``PaidScreening``): on iris, wine and segment PGB screened a
-median 2–3 % of the triplets the ranges left, 0.1–0.2 solver iterations' worth a λ, for 2.2–2.4 iterations' worth
-of work (one evaluation of the reduced problem, a margins pass at its centre, the rule and the narrowing). Where
-it does pay, it runs at every λ.
+median 2–3 % of the triplets the ranges left, 0.1–0.2 solver iterations' worth a λ, for 1.7–2.6 iterations' worth
+of work (one evaluation of the reduced problem, then the rule, forming the margins at its centre as it reads them,
+and the narrowing, one compiled pass each). Where it does pay, it runs at every λ.
 ε_t = sqrt(2 gap_t/λ_t) (DGB radius at termination, after Thm 3.10). The path stops when the elasticity of
 the loss, [(loss_{t−1} − loss_t)/loss_{t−1}]·[λ_{t−1}/(λ_{t−1} − λ_t)], drops below ``stop`` (Sec. 5),
 with loss = Σ_t ℓ(⟨M, H_t⟩) of the reduced problem at the solution (ambiguity 9).
@@ -34,10 +34,10 @@ from .projected_gradient import Screening, minimize
 from . import kernels
 from .device_ranges import TorchRangeLedger
 from .ranges import RangeLedger
-from .rules import screen
+from .rules import screen_subset
 
 
-#: Step 2's cost in solver iterations on the reduced problem (module docstring; measured 2.2–2.4 on iris, wine, segment).
+#: Step 2's cost in solver iterations on the reduced problem (module docstring: 1.7–2.6 on iris, wine, segment).
 PATH_BOUND_COST = 2.0
 #: The longest run of λ steps that skips step 2 before trying it again.
 MAX_SKIPPED_STEPS = 16
@@ -234,14 +234,11 @@ def _path_screen(problem: TripletProblem, bounds: tuple[str, ...], rule: str, M_
         if len(A) == 0:
             break
         if name == "rrpb":
-            sphere, hQ = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps), None
+            sphere, known = relaxed_regularization_path_bound(M_prev, lam_prev, lam, eps), None
         else:
             ev = rp.evaluate(M_prev, lam)
-            sphere = dynamic_sphere(name, rp, ev, lam, rp.gap(ev, lam))
-            hQ = ev.margins if sphere.center is ev.M else None
-        if hQ is None:
-            hQ = A.margins(sphere.center)  # pair values over the active pairs only
-        to_L, to_R = screen(problem, sphere, A.idx, rule, hQ=hQ, h_norm=A.h_norm)
+            sphere, known = dynamic_sphere(name, rp, ev, lam, rp.gap(ev, lam)), (ev.M, ev.margins)
+        to_L, to_R = screen_subset(A, sphere, rule, known=known)  # pair values over the active pairs only
         if to_L.any() or to_R.any():
             rp = rp.narrowed(to_L, to_R)
     return rp

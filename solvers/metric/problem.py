@@ -469,6 +469,15 @@ class TripletSubset:
         q = self.pair_values(M)
         return _margins_from_pairs(q, self.diff, self.same)
 
+    def margin_pairs(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(q, diff, same) with ⟨H_t, M⟩ = q_diff − q_same, for a compiled pass to form the margins as it reads them
+        (``rules.screen``'s ``pairs``); None where margins are not pair values (triplets backend, the device) or
+        without the kernels."""
+        p = self.problem
+        if not kernels.USE_NUMBA or p.backend != "pairs" or p.torch is not None:
+            return None
+        return self.pair_values(M), self.diff, self.same
+
     def combine(self, weights: np.ndarray | None, where: np.ndarray | None = None) -> np.ndarray:
         """Σ_t w_t H_t = Σ_p (Σ_{t: diff=p} w_t − Σ_{t: same=p} w_t) u_p u_pᵀ (scatter-add, then one product);
         ``weights=None`` means all ones; ``where`` restricts the sum to a mask of these triplets (``weights`` then
@@ -488,11 +497,16 @@ class TripletSubset:
             return self.problem.torch.combine(index, None if weights is None else self.problem.torch.tensor(weights))
         P = self.pair_rows.size
         w = np.bincount(diff, weights, minlength=P) - np.bincount(same, weights, minlength=P)
-        if where is not None:  # part of these triplets (newly screened ones): the product over their pairs only,
-            used = np.flatnonzero(w)  # unless this subset's sample form is cheaper for that many pairs
-            p = self.problem
-            if not self.uses_samples or not _samples_are_cheaper(used.size, p.X.shape[0], p.dim):
-                return p.weighted_pairs(self.pair_rows[used], w[used])
+        return self.pair_sum(w) if where is None else self.sparse_pair_sum(w)
+
+    def sparse_pair_sum(self, w: np.ndarray) -> np.ndarray:
+        """``pair_sum(w)`` for weights on a few of these pairs (a part of the triplets, such as the newly screened
+        ones): the product over the pairs with w_p ≠ 0 only, unless this subset's sample form is cheaper for that
+        many pairs."""
+        used = np.flatnonzero(w)
+        p = self.problem
+        if not self.uses_samples or not _samples_are_cheaper(used.size, p.X.shape[0], p.dim):
+            return p.weighted_pairs(self.pair_rows[used], w[used])
         return self.pair_sum(w)
 
     def loss_terms(self, M: np.ndarray, margins: np.ndarray | None = None
@@ -585,16 +599,28 @@ class ReducedProblem:
         them): the new active set and H_L̂ come from the active triplets only, O(|A|); the masks over all of T
         are built only when asked for (once per λ, for the result)."""
         A = self.active
-        new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
-        H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L
 
         def masks() -> tuple[np.ndarray, np.ndarray]:
             in_L, in_R = (m.copy() for m in self._screened_masks())
             in_L[A.idx[to_L]] = True
             in_R[A.idx[to_R]] = True
             return in_L, in_R
-        keep = ~(to_L | to_R)
-        known = None if self.known is None else (self.known[0], self.known[1][keep])
+        if kernels.USE_NUMBA and self.problem.backend == "pairs" and self.problem.torch is None:
+            # one compiled pass splits the active triplets (kept, to L̂, to R̂) and sums the new L̂'s pair weights
+            has_known = self.known is not None
+            keep, w_L = np.empty(len(A), np.int64), np.zeros(A.pair_rows.size)
+            known_kept = np.empty(len(A) if has_known else 0)
+            n_keep, new_L, new_R = kernels.compiled().split_screened(
+                to_L, to_R, A.diff, A.same, self.known[1] if has_known else known_kept, has_known, keep,
+                known_kept, w_L)
+            keep = keep[:n_keep]
+            known = (self.known[0], known_kept[:n_keep]) if has_known else None
+            H_L = self.H_L + A.sparse_pair_sum(w_L) if new_L else self.H_L
+        else:
+            new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
+            H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L
+            keep = ~(to_L | to_R)
+            known = None if self.known is None else (self.known[0], self.known[1][keep])
         return ReducedProblem.assemble(self.problem, A.part(keep), H_L,
                                        (self.n_L + new_L, self.n_R + new_R), masks, known)
 

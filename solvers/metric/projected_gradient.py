@@ -30,7 +30,7 @@ from ..core import HistoryRecorder, Result, now
 from . import kernels
 from .bounds import dynamic_sphere
 from .problem import Evaluation, ReducedProblem, TripletProblem, inner, relative_gap
-from .rules import screen
+from .rules import screen_subset
 
 _NONMONOTONE_MEMORY = 10
 _SUFFICIENT_DECREASE = 1e-4
@@ -89,8 +89,7 @@ def dynamic_screen(rp: ReducedProblem, ev: Evaluation, lam: float, gap: float, s
         n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
         if n_L + n_R == len(A):
             break
-        hQ = ev.margins if sphere.center is ev.M else A.margins(sphere.center)
-        screen(rp.problem, sphere, A.idx, screening.rule, hQ=hQ, h_norm=A.h_norm, into=(to_L, to_R))
+        screen_subset(A, sphere, screening.rule, known=(ev.M, ev.margins), into=(to_L, to_R))
     log.seconds += now() - started
     n_L, n_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
     log.rows.append({"iter": iteration, "n_L": rp.n_L + n_L, "n_R": rp.n_R + n_R, **radii})

@@ -14,34 +14,42 @@ import numpy as np
 
 from . import kernels
 from .bounds import Sphere
-from .problem import TripletProblem, inner
+from .problem import TripletProblem, TripletSubset, inner
 
 RULES = ("sphere", "linear", "sdp")
 RULE_LABELS = {"sphere": "sphere", "linear": "sphere + linear", "sdp": "sphere + semidefinite"}
 _BATCH_ENTRIES = 400_000  # d×d entries per batch of SDLS evaluations
 _SDLS_BISECTIONS = 40
+_NONE, _NO_PAIRS = np.empty(0), np.empty(0, np.int32)  # the compiled rule's unused inputs
 
 
 def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, *,
-           hQ: np.ndarray | None = None, h_norm: np.ndarray | None = None,
-           into: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+           hQ: np.ndarray | None = None, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           h_norm: np.ndarray | None = None, into: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks (to L*, to R*) over the triplets ``idx`` (None: all) under ``sphere`` with ``rule``.
 
     ``hQ`` = ⟨H_t, Q⟩ and ``h_norm`` = ‖H_t‖ for those triplets, when the caller already has them (the solver's
     margins when Q is its iterate, a subset's cached norms): the sphere rule is then O(1) per triplet.
+    ``pairs`` = (q, diff, same) in place of ``hQ``: ⟨H_t, Q⟩ = q_diff − q_same from Q's pair values, formed in the
+    compiled rule's pass (no array of margins).
     ``into``: masks over ``idx`` that earlier bounds filled; only the triplets neither marks are decided, and
     their verdicts are added to these masks in place (returned).
     """
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}")
-    if into is not None and (not kernels.USE_NUMBA or rule == "sdp"):
+    compiled = kernels.USE_NUMBA and rule != "sdp"
+    if hQ is None and pairs is not None and not compiled:
+        q, diff, same = pairs
+        hQ, pairs = q[diff] - q[same], None
+    if into is not None and not compiled:
         return _screen_undecided(problem, sphere, idx, rule, hQ, h_norm, into)
-    if hQ is None:
+    if hQ is None and pairs is None:
         hQ = problem.margins(sphere.center, idx)
     if h_norm is None:
         h_norm = problem.h_norm if idx is None else problem.h_norm[idx]
     if kernels.USE_NUMBA:
-        to_L, to_R = _compiled_verdicts(problem, sphere, idx, rule, hQ, h_norm, into)
+        to_L, to_R = _compiled_verdicts(problem, sphere, idx, rule, hQ, pairs, h_norm, into)
     else:
         to_L, to_R = _verdicts(problem, sphere, idx, rule, hQ, h_norm)
     if rule == "sdp":
@@ -50,6 +58,19 @@ def screen(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule
         to_L[rest] |= sdp_L
         to_R[rest] |= sdp_R
     return to_L, to_R
+
+
+def screen_subset(subset: TripletSubset, sphere: Sphere, rule: str, *,
+                  known: tuple[np.ndarray, np.ndarray] | None = None,
+                  into: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``screen`` over the triplets of ``subset``: ⟨H_t, Q⟩ from ``known`` = (M, margins at M) when the sphere is
+    centred at M (DGB at the iterate), else from the subset's pair values at Q (``TripletSubset.margin_pairs``)
+    or its margins."""
+    hQ = known[1] if known is not None and sphere.center is known[0] else None
+    pairs = subset.margin_pairs(sphere.center) if hQ is None else None
+    if hQ is None and pairs is None:
+        hQ = subset.margins(sphere.center)
+    return screen(subset.problem, sphere, subset.idx, rule, hQ=hQ, pairs=pairs, h_norm=subset.h_norm, into=into)
 
 
 def _screen_undecided(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str,
@@ -69,20 +90,26 @@ def _has_normal(sphere: Sphere) -> bool:
     return sphere.normal is not None and inner(sphere.normal, sphere.normal) > 0
 
 
-def _compiled_verdicts(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str, hQ: np.ndarray,
+def _compiled_verdicts(problem: TripletProblem, sphere: Sphere, idx: np.ndarray | None, rule: str,
+                       hQ: np.ndarray | None, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
                        h_norm: np.ndarray, into: tuple[np.ndarray, np.ndarray] | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
     """``_verdicts`` in one compiled pass (``kernels.sphere_linear_verdicts``): the same masks, or with ``into``
-    the verdicts of the triplets neither of its masks marks, added to them in place (no gather of the rest)."""
+    the verdicts of the triplets neither of its masks marks, added to them in place (no gather of the rest).
+    ⟨H_t, Q⟩ is ``hQ``, or q_diff − q_same from ``pairs`` = (q, diff, same)."""
     linear = rule == "linear" and sphere.radius > 0 and _has_normal(sphere)
-    hP, PP, PQ = hQ, 0.0, 0.0
+    from_pairs = hQ is None
+    q, diff, same = pairs if from_pairs else (_NONE, _NO_PAIRS, _NO_PAIRS)
+    hQ = _NONE if from_pairs else np.ascontiguousarray(hQ, float)
+    hP, PP, PQ = _NONE, 0.0, 0.0
     if linear:
-        hP = problem.margins(sphere.normal, idx)
+        hP = np.ascontiguousarray(problem.margins(sphere.normal, idx), float)
         PP, PQ = inner(sphere.normal, sphere.normal), inner(sphere.normal, sphere.center)
-    to_L, to_R = (np.empty(hQ.size, bool), np.empty(hQ.size, bool)) if into is None else into
-    kernels.compiled().sphere_linear_verdicts(np.ascontiguousarray(hQ, float), np.ascontiguousarray(hP, float),
-                                   np.ascontiguousarray(h_norm, float), float(sphere.radius), PP, PQ,
-                                   problem.gamma, linear, into is not None, to_L, to_R)
+    n = h_norm.size
+    to_L, to_R = (np.empty(n, bool), np.empty(n, bool)) if into is None else into
+    kernels.compiled().sphere_linear_verdicts(hQ, q, diff, same, from_pairs, hP, np.ascontiguousarray(h_norm, float),
+                                              float(sphere.radius), PP, PQ, problem.gamma, linear, into is not None,
+                                              to_L, to_R)
     return to_L, to_R
 
 

@@ -156,7 +156,8 @@ def test_ledger_refuses_a_step_it_has_no_bucket_for(problem):
 def test_rule_kernel_gives_the_numpy_verdicts(problem, naive, bound, rule, monkeypatch):
     """Every bound × rule at several points of the path, with a supporting normal for the linear rule where
     the bound has none: the compiled sphere/linear pass and the numpy rules return identical masks; given masks
-    an earlier bound filled (``into``), both decide exactly the triplets those leave and add to them."""
+    an earlier bound filled (``into``), both decide exactly the triplets those leave and add to them; given the
+    centre's pair values (``pairs``) in place of its margins, both return the same masks."""
     rp = ReducedProblem.unscreened(problem)
     idx = np.arange(problem.n_triplets)
     lams, gaps = naive.table["lam"].to_numpy(), naive.table["gap"].to_numpy()
@@ -181,6 +182,10 @@ def test_rule_kernel_gives_the_numpy_verdicts(problem, naive, bound, rule, monke
             undecided = earlier == 0
             assert np.array_equal(added[0], (earlier == 1) | (undecided & verdicts[on][0]))
             assert np.array_equal(added[1], (earlier == 2) | (undecided & verdicts[on][1]))
+            everything = problem.everything
+            pairs = (everything.pair_values(sphere.center), everything.diff, everything.same)
+            from_pairs = screen(problem, sphere, idx, rule, pairs=pairs)
+            assert np.array_equal(from_pairs[0], verdicts[on][0]) and np.array_equal(from_pairs[1], verdicts[on][1])
         assert np.array_equal(verdicts[True][0], verdicts[False][0])
         assert np.array_equal(verdicts[True][1], verdicts[False][1])
         screened += int(verdicts[True][0].sum() + verdicts[True][1].sum())
@@ -211,6 +216,36 @@ def test_subset_kernel_builds_the_numpy_subset(diagonal, monkeypatch):
                 np.testing.assert_allclose(fast.combine(w), slow.combine(w), rtol=1e-12, atol=1e-10)
     renumbered = problem.everything.part(np.arange(3))
     assert renumbered.pair_rows.size < len(problem.triplets.pairs)  # the renumbering branch ran
+
+
+@pytest.mark.parametrize("known", [False, True])
+def test_narrowing_kernel_builds_the_numpy_reduced_problem(problem, naive, known, monkeypatch):
+    """``ReducedProblem.narrowed`` compiled (one pass splits the active triplets and sums the new L̂'s pair
+    weights) and in numpy: the same active set, counts, margins carried over and masks over T, and H_L̂ equal
+    up to rounding, from a problem some of whose triplets are screened already."""
+    rng = np.random.default_rng(5)
+    M = naive.solutions[6]
+    lam = naive.table["lam"].iloc[6]
+    first = rng.integers(0, 3, problem.n_triplets)  # 0: active, 1: in L̂, 2: in R̂
+    narrowed = {}
+    for on in (True, False):
+        with_kernels(monkeypatch, on)
+        rp = ReducedProblem(problem, first == 1, first == 2)
+        if known:
+            rp.evaluate(M, lam)
+        verdict = rng.integers(0, 3, len(rp.active)) if on else verdict
+        narrowed[on] = rp.narrowed(verdict == 1, verdict == 2)
+    fast, slow = narrowed[True], narrowed[False]
+    assert np.array_equal(fast.active.idx, slow.active.idx) and np.array_equal(fast.active.same, slow.active.same)
+    assert (fast.n_L, fast.n_R) == (slow.n_L, slow.n_R) == (int((first == 1).sum() + (verdict == 1).sum()),
+                                                          int((first == 2).sum() + (verdict == 2).sum()))
+    assert np.array_equal(fast.in_L, slow.in_L) and np.array_equal(fast.in_R, slow.in_R)
+    np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=0, atol=1e-12 * np.abs(slow.H_L).max() * problem.n_triplets)
+    np.testing.assert_allclose(fast.H_L, problem.sum_over(fast.in_L, fast.n_L), rtol=1e-9, atol=1e-9)
+    assert (fast.known is None) == (slow.known is None) == (not known)
+    if known:
+        assert fast.known[0] is M and np.array_equal(fast.known[1], slow.known[1])
+        np.testing.assert_allclose(fast.known[1], problem.margins(M, fast.active.idx), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear"])
@@ -265,7 +300,7 @@ def test_warm_up_compiles_every_kernel(monkeypatch):
     monkeypatch.setattr(kernels, "_warm", False)
     assert kernels.warm_up() > 0
     k = kernels.compiled()
-    for kernel in (k.ledger_step, k.candidate_pairs, k.sphere_linear_verdicts,
+    for kernel in (k.ledger_step, k.candidate_pairs, k.sphere_linear_verdicts, k.split_screened,
                    k.gather_renumber, k.sample_pair_values, k.laplacian_product, k.triplet_terms):
         assert kernel.signatures, kernel
     assert kernels.warm_up() == 0.0  # once per process
