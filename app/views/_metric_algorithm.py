@@ -39,9 +39,10 @@ def algorithm_tab() -> None:
     st.code("""K = [Σ_t H_t]_+ ;  λ = λ_max = max_t ⟨H_t, K⟩/(1 − γ) ;  M = K/λ ;  ε = 0     # exact at λ_max
 for t = 1, 2, ...:
     λ_prev, M_prev, ε_prev = λ, M, ε ;  λ = ρ λ_prev
-    L̂, R̂ = range-screened triplets (RRPB intervals from earlier steps)
-    L̂, R̂ ∪= rule(sphere from (M_prev, λ_prev, ε_prev) at λ)          # path screening (after the ranges:
-                                                                       #   only while it pays, else backs off)
+    L̂, R̂ = rule(first bound's sphere from (M_prev, λ_prev, ε_prev) at λ)  # path screening over all of T,
+                                                                       #   or with ranges: RRPB intervals from
+                                                                       #   earlier steps, fresh ones for the rest
+    L̂, R̂ ∪= rule(other bounds' spheres at λ)                          # only while they pay, else back off
     M = M_prev
     repeat:                                                            # projected gradient, BB step
         M = [M − η ∇P̃_λ(M)]_+                                           # P̃: L̂ linearised, R̂ dropped

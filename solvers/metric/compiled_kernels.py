@@ -417,19 +417,23 @@ def sphere_linear_verdicts(hQ, q, diff, same, from_pairs, hP, nu, r, PP, PQ, gam
 
 
 @numba.njit(cache=True, nogil=True)
-def split_screened(to_L, to_R, diff, same, known, has_known, keep, known_kept, w_L):
+def split_screened(to_L, to_R, diff, same, known, has_known, keep, known_kept, was_L, w_L):
     """A reduced problem narrowed by new verdicts, in one pass over its active triplets (``ReducedProblem.narrowed``):
     the positions of the triplets neither mask marks into ``keep`` (their known margins, with ``has_known``, into
-    ``known_kept``), and each triplet newly in L̂ added to w_L (H_t = u_diff u_diffᵀ − u_same u_sameᵀ, so
-    Σ_{to L̂} H_t = Σ_p (w_L)_p u_p u_pᵀ). Returns (how many kept, how many to L̂, how many to R̂)."""
+    ``known_kept``), and the change of L̂ against ``was_L`` (the last narrowing's, or none) in w_L: +1 for a
+    triplet newly in L̂, −1 for one no longer in it, on its pair weights (H_t = u_diff u_diffᵀ − u_same u_sameᵀ,
+    so Σ_t ΔL_t H_t = Σ_p (w_L)_p u_p u_pᵀ); ``was_L`` becomes ``to_L``. Most triplets keep their side from one
+    λ to the next, so the branch on a change is predictable. Returns (how many kept, in L̂, in R̂)."""
     n_keep = 0
     n_L = 0
     for c in range(to_L.size):
         in_L = to_L[c]
-        if in_L:
-            w_L[diff[c]] += 1.0
-            w_L[same[c]] -= 1.0
-            n_L += 1
+        if in_L != was_L[c]:
+            change = 1.0 if in_L else -1.0
+            w_L[diff[c]] += change
+            w_L[same[c]] -= change
+            was_L[c] = in_L
+        n_L += in_L
         keep[n_keep] = c  # written for every triplet, counted for the kept: no branch on the verdict
         if has_known:
             known_kept[n_keep] = known[c]

@@ -68,7 +68,7 @@ def warm_up() -> float:
     k.sphere_linear_verdicts(x, np.ones(2), *pair, False, x, nu, 0.1, 1.0, 0.5, 0.05, True, False, np.empty(3, bool),
                              np.empty(3, bool))
     k.split_screened(np.array([True, False, False]), np.array([False, True, False]), *pair, x, True,
-                     np.empty(3, np.int64), np.empty(3), np.zeros(2))
+                     np.empty(3, np.int64), np.empty(3), np.zeros(3, bool), np.zeros(2))
     k.gather_renumber(np.array([0, 2], np.int64), np.arange(3, dtype=np.int64), *pair, 2, True)
     X, ends, rows = np.ones((2, 2)), np.array([[0, 1]], np.int64), np.zeros(1, np.int64)
     k.sample_pair_values(X, np.ones(2), ends, rows, np.empty(1))

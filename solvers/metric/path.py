@@ -2,17 +2,20 @@
 
 λ_0 = λ_max = λ_L where M* = K/λ is exact (digest §1.7), then λ_t = ρ λ_{t−1}, warm-started from M_{t−1}.
 At each λ_t, before optimising:
-  1. RRPB (Thm 3.10) from (M_{t−1}, λ_{t−1}, ε_{t−1}), kept across λ as ranges (Thm 4.1, L side from
-     digest §4; ``ranges.RangeLedger``): a triplet whose range from an earlier reference still contains λ_t
-     is screened with no work at all, and only the rest is checked against the fresh reference — used
-     whenever RRPB is among the bounds or ``range_screening`` is on;
-  2. path screening with the other bounds, evaluated at M_{t−1} with λ_t (GB, PGB, DGB, CDGB) on the reduced
-     problem step 1 left, then the rule (and RRPB's sphere with a stronger rule than the sphere rule);
+  1. path screening over all of T: the first bound (GB, PGB, DGB, CDGB, or RRPB of Thm 3.10 from
+     (M_{t−1}, λ_{t−1}, ε_{t−1})) at M_{t−1} with λ_t, then the rule, as Table 4 compares them (Sec. 5.2); or,
+     with ``range_screening`` (Sec. 4, 5.3, Table 2), RRPB kept across λ as ranges (Thm 4.1, L side from digest
+     §4; ``ranges.RangeLedger``): a triplet whose range from an earlier reference still contains λ_t is
+     screened with no work at all, and only the rest is checked against the fresh reference;
+  2. the other bounds on the reduced problem step 1 left (and RRPB's sphere after the ranges when the rule is
+     stronger than the sphere rule), evaluated at M_{t−1} with λ_t, then the rule;
   3. projected gradient with dynamic screening every ``period`` iterations (RRPB at λ0 = λ1 is DGB).
-Step 2 after RRPB's ranges runs only while it pays (``PaidScreening``): on iris, wine and segment PGB screened a
-median 2–3 % of the triplets the ranges left, 0.1–0.2 solver iterations' worth a λ, for 1.7–2.6 iterations' worth
-of work (one evaluation of the reduced problem, then the rule, forming the margins at its centre as it reads them,
-and the narrowing, one compiled pass each). Where it does pay, it runs at every λ.
+Step 2 runs only while it pays (``PaidScreening``): on iris, wine and segment PGB screened a median 2–3 % of the
+triplets RRPB's ranges left, 0.1–0.2 solver iterations' worth a λ, for 1.7–2.6 iterations' worth of work (one
+evaluation of the reduced problem, then the rule, forming the margins at its centre as it reads them, and the
+narrowing, one compiled pass each). Where it does pay, it runs at every λ.
+Ranges are not the default: at ρ = 0.9 they cover a few grid steps, so most of T comes back as candidates at
+every λ, and deciding a candidate's range costs several times what the rule's pass over a triplet does.
 ε_t = sqrt(2 gap_t/λ_t) (DGB radius at termination, after Thm 3.10). The path stops when the elasticity of
 the loss, [(loss_{t−1} − loss_t)/loss_{t−1}]·[λ_{t−1}/(λ_{t−1} − λ_t)], drops below ``stop`` (Sec. 5),
 with loss = Σ_t ℓ(⟨M, H_t⟩) of the reduced problem at the solution (ambiguity 9).
@@ -44,9 +47,9 @@ MAX_SKIPPED_STEPS = 16
 
 
 class PaidScreening:
-    """When step 2 (path screening by the other bounds) runs after RRPB's ranges: at a λ where, at its last run,
-    it paid, that is, the share of the active triplets it screened times the solver's iterations at that λ (the
-    iterations' worth of work it saved) was at least PATH_BOUND_COST. After a run that did not pay it skips 1
+    """When step 2 (path screening by the bounds after RRPB's ranges or the first bound) runs: at a λ where, at its
+    last run, it paid, that is, the share of the active triplets it screened times the solver's iterations at
+    that λ (the iterations' worth of work it saved) was at least PATH_BOUND_COST. After a run that did not pay it skips 1
     step, then 2, 4, … up to MAX_SKIPPED_STEPS while it keeps not paying, and pays again as soon as it runs and
     pays. Skipping a safe screening test is safe: the reduced problem is only larger. Deterministic (counts,
     not timings), so a path is the same from run to run."""
@@ -107,8 +110,9 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
                         paid_screening: bool = True, callback=None) -> PathResult:
     """Solve along λ_t = ρ^t λ_max with the chosen screening; ``bounds=()`` is the naive path.
 
-    ``paid_screening``: step 2 after RRPB's ranges runs only where it pays (``PaidScreening``); False runs it at
-    every λ, as the paper's path does (to reproduce its RRPB+PGB row).
+    ``range_screening``: RRPB as ranges across λ (step 1 of the module docstring), with or without RRPB among
+    ``bounds``. ``paid_screening``: step 2 runs only where it pays (``PaidScreening``); False runs it at every
+    λ, as the paper's path does (to reproduce its RRPB+PGB row).
 
     ``analysis`` adds, outside the timed work, the true partition |L*|, |C*|, |R*| at each solution and the
     radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
@@ -133,15 +137,16 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     prev_loss = float(loss(problem.margins(M), gamma).sum())
     rows, histories, rounds, solutions, masks = [], [], [], [M], []
     ledger_type = RangeLedger if problem.torch is None else TorchRangeLedger
-    ledger = ledger_type(problem, rho, keep_masks, max_steps) if "rrpb" in bounds or range_screening else None
+    ledger = ledger_type(problem, rho, keep_masks, max_steps) if range_screening else None
     # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
-    path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere")
+    path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere" or ledger is None)
+    # at every λ: the ledger's ranges, or else the first bound over all of T; the bounds after them where they pay
+    every, after = (path_bounds[:0], path_bounds) if ledger is not None else (path_bounds[:1], path_bounds[1:])
     dynamic = Screening(tuple(dict.fromkeys("dgb" if b == "rrpb" else b for b in bounds)), rule, period)
     # one unscreened problem for the whole path: it keeps the margins of its last evaluation, so the first
     # iterate at λ_t (M_{t−1}, the solver's last full pass at λ_{t−1}) reads them, as a screened path's does
     unscreened = ReducedProblem.unscreened(problem)
-    # without the ranges, step 2 is all the path screening
-    paid = PaidScreening() if ledger is not None and paid_screening else None
+    paid = PaidScreening() if paid_screening else None
     elapsed, status = 0.0, "converged"
     warm_step = None  # the first λ starts from η_0; each later one from the BB step its predecessor ended with
     rows.append({"step": 0, "iter": 0, "lam": lam, "neg_log10_lam": -math.log10(lam), "iters": 0, "time": 0.0,
@@ -156,10 +161,12 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
         else:
             reduced = ledger.step(step, lam, reference)
             n_range = ledger.n_range
-        path_share = None  # the share of the active triplets step 2 screened, when it ran after the ranges
-        if reference is not None and path_bounds and (paid is None or paid.due()):
+        path_share = None  # the share of the active triplets the later bounds screened, when they ran
+        if reference is not None and every:
+            reduced = _path_screen(problem, every, rule, M_prev, lam_prev, lam, eps, reduced)
+        if reference is not None and after and (paid is None or paid.due()):
             before = len(reduced.active)
-            reduced = _path_screen(problem, path_bounds, rule, M_prev, lam_prev, lam, eps, reduced)
+            reduced = _path_screen(problem, after, rule, M_prev, lam_prev, lam, eps, reduced)
             path_share = (before - len(reduced.active)) / max(before, 1)
         screen_time = now() - started
         n_path = (reduced.n_L, reduced.n_R)

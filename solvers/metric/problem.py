@@ -581,6 +581,9 @@ class ReducedProblem:
     #: them depends on λ, so an unscreened path's first evaluation at λ_t (at M_{t−1}, the pass that confirmed
     #: λ_{t−1}'s solution) is read, not recomputed.
     _evaluated: tuple | None = None
+    #: (L̂'s mask over ``active``, H_L̂) of the last ``narrowed`` of this problem (compiled kernels): the next one
+    #: sums only the triplets that changed sides
+    _last_narrowing: tuple[np.ndarray, np.ndarray] | None = None
 
     def __init__(self, problem: TripletProblem, in_L: np.ndarray, in_R: np.ndarray, *,
                  active: TripletSubset | None = None, H_L: np.ndarray | None = None,
@@ -620,16 +623,21 @@ class ReducedProblem:
             in_R[A.idx[to_R]] = True
             return in_L, in_R
         if kernels.USE_NUMBA and self.problem.backend == "pairs" and self.problem.torch is None:
-            # one compiled pass splits the active triplets (kept, to L̂, to R̂) and sums the new L̂'s pair weights
+            # one compiled pass splits the active triplets (kept, to L̂, to R̂) and sums the pair weights of the
+            # change in L̂ since this problem's last narrowing (a path without ranges narrows its one unscreened
+            # problem at every λ, and few triplets change sides between two λ), or of all of the new L̂
             has_known = self.known is not None
             keep, w_L = np.empty(len(A), np.int64), np.zeros(A.pair_rows.size)
             known_kept = np.empty(len(A) if has_known else 0)
+            was_L, H_L = self._last_narrowing or (np.zeros(len(A), bool), self.H_L)
             n_keep, new_L, new_R = kernels.compiled().split_screened(
                 to_L, to_R, A.diff, A.same, self.known[1] if has_known else known_kept, has_known, keep,
-                known_kept, w_L)
+                known_kept, was_L, w_L)
             keep = keep[:n_keep]
             known = (self.known[0], known_kept[:n_keep]) if has_known else None
-            H_L = self.H_L + A.sparse_pair_sum(w_L) if new_L else self.H_L
+            if w_L.any():
+                H_L = H_L + A.sparse_pair_sum(w_L)
+            self._last_narrowing = (was_L, H_L)  # was_L now holds to_L
         else:
             new_L, new_R = int(np.count_nonzero(to_L)), int(np.count_nonzero(to_R))
             H_L = self.H_L + A.combine(None, where=to_L) if new_L else self.H_L

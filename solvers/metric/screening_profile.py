@@ -7,13 +7,16 @@ the reference, the active set's subset, the update of H_L̂, and the compiled pa
 step of the other bounds (``path._path_screen``), and the dynamic rounds (the rest of the screening time). The
 floor of the path step at each λ_t:
 
-- RRPB's ranges (Thm 4.1): each candidate (left unscreened at λ_{t−1}, or its range ended at λ_t) needs its
-  margin at the reference M_{t−1}: the pair values u_pᵀM_{t−1}u_p over the pairs the candidates use and one
-  gather q_diff − q_same per candidate (``compiled_kernels.floor_margins``), both timed at every λ;
+- RRPB's ranges (Thm 4.1, with ``range_screening``): each candidate (left unscreened at λ_{t−1}, or its range
+  ended at λ_t) needs its margin at the reference M_{t−1}: the pair values u_pᵀM_{t−1}u_p over the pairs the
+  candidates use and one gather q_diff − q_same per candidate (``compiled_kernels.floor_margins``), both timed
+  at every λ;
+- RRPB over all of T (Thm 3.10): its centre is a multiple of M_{t−1}, so one margins pass over every triplet;
 - DGB: the duality gap of the whole problem at M_{t−1} for λ_t, one evaluation over every triplet;
 - PGB, GB and CDGB: that evaluation (their centre and radius come from ∇P̃ at M_{t−1}) and one margins pass over
   every triplet at the centre, for the rule.
-The last two are timed once, at the path's last solution (median of five). "share at the floor" is the floor's
+The floor is the first bound's (the one that runs at every λ); the last three are timed once, at the path's last
+solution (median of five). "share at the floor" is the floor's
 time over the floor's time plus the path's solver time: the share the row would have if its path step cost only
 its floor and its dynamic rounds cost nothing. The timers wrap the functions only during the profile.
 """
@@ -157,15 +160,15 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
     out["dynamic rounds"] = screening - out["ledger"] - out["path step"]
     for name in ("candidates", "released", "left active"):
         out[name] = timers.counts.get(name, 0) / max(lambdas, 1)
-    if "rrpb" in bounds:  # timed by the compiled floor, on the pair backend in numpy only
+    if path_options.get("range_screening"):  # timed by the compiled floor, on the pair backend in numpy only
         out["floor"] = ledger_floor if timers.counts.get("candidates") else float("nan")
     else:
         M = result.solutions[-1]
         unscreened = ReducedProblem.unscreened(problem)
         # a copy of M each time: a problem reads its own last pass at the same M (the same array) instead of
         # making it again
-        evaluation = _median_seconds(lambda: unscreened.evaluate(M.copy(), 1.0))
-        margins = 0.0 if bounds == ("dgb",) else _median_seconds(lambda: problem.margins(M))
+        evaluation = 0.0 if bounds[0] == "rrpb" else _median_seconds(lambda: unscreened.evaluate(M.copy(), 1.0))
+        margins = 0.0 if bounds[0] == "dgb" else _median_seconds(lambda: problem.margins(M.copy()))
         out["floor"] = lambdas * (evaluation + margins)
     out["share at floor"] = out["floor"] / (out["floor"] + out["solver"])
     return out

@@ -220,32 +220,41 @@ def test_subset_kernel_builds_the_numpy_subset(diagonal, monkeypatch):
 
 @pytest.mark.parametrize("known", [False, True])
 def test_narrowing_kernel_builds_the_numpy_reduced_problem(problem, naive, known, monkeypatch):
-    """``ReducedProblem.narrowed`` compiled (one pass splits the active triplets and sums the new L̂'s pair
-    weights) and in numpy: the same active set, counts, margins carried over and masks over T, and H_L̂ equal
-    up to rounding, from a problem some of whose triplets are screened already."""
+    """``ReducedProblem.narrowed`` compiled (one pass splits the active triplets and sums the pair weights of the
+    change in L̂) and in numpy: the same active set, counts, margins carried over and masks over T, and H_L̂ equal
+    up to rounding, from a problem some of whose triplets are screened already, narrowed three times (the
+    second and third H_L̂ sum only the triplets that changed sides since the one before)."""
     rng = np.random.default_rng(5)
     M = naive.solutions[6]
     lam = naive.table["lam"].iloc[6]
     first = rng.integers(0, 3, problem.n_triplets)  # 0: active, 1: in L̂, 2: in R̂
-    narrowed = {}
+    problems = {}
     for on in (True, False):
         with_kernels(monkeypatch, on)
-        rp = ReducedProblem(problem, first == 1, first == 2)
+        problems[on] = ReducedProblem(problem, first == 1, first == 2)
         if known:
-            rp.evaluate(M, lam)
-        verdict = rng.integers(0, 3, len(rp.active)) if on else verdict
-        narrowed[on] = rp.narrowed(verdict == 1, verdict == 2)
-    fast, slow = narrowed[True], narrowed[False]
-    assert np.array_equal(fast.active.idx, slow.active.idx) and np.array_equal(fast.active.same, slow.active.same)
-    assert (fast.n_L, fast.n_R) == (slow.n_L, slow.n_R) == (int((first == 1).sum() + (verdict == 1).sum()),
-                                                          int((first == 2).sum() + (verdict == 2).sum()))
-    assert np.array_equal(fast.in_L, slow.in_L) and np.array_equal(fast.in_R, slow.in_R)
-    np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=0, atol=1e-12 * np.abs(slow.H_L).max() * problem.n_triplets)
-    np.testing.assert_allclose(fast.H_L, problem.sum_over(fast.in_L, fast.n_L), rtol=1e-9, atol=1e-9)
-    assert (fast.known is None) == (slow.known is None) == (not known)
-    if known:
-        assert fast.known[0] is M and np.array_equal(fast.known[1], slow.known[1])
-        np.testing.assert_allclose(fast.known[1], problem.margins(M, fast.active.idx), rtol=1e-12, atol=1e-12)
+            problems[on].evaluate(M, lam)
+    n_active = len(problems[True].active)
+    for stay in (0.0, 0.9, 0.99):  # the share of triplets whose verdict stays as it was
+        verdict = rng.integers(0, 3, n_active) if stay == 0 else np.where(
+            rng.uniform(size=n_active) < stay, verdict, rng.integers(0, 3, n_active))
+        narrowed = {}
+        for on in (True, False):
+            with_kernels(monkeypatch, on)
+            narrowed[on] = problems[on].narrowed(verdict == 1, verdict == 2)
+        fast, slow = narrowed[True], narrowed[False]
+        assert np.array_equal(fast.active.idx, slow.active.idx)
+        assert np.array_equal(fast.active.same, slow.active.same)
+        assert (fast.n_L, fast.n_R) == (slow.n_L, slow.n_R) == (int((first == 1).sum() + (verdict == 1).sum()),
+                                                              int((first == 2).sum() + (verdict == 2).sum()))
+        assert np.array_equal(fast.in_L, slow.in_L) and np.array_equal(fast.in_R, slow.in_R)
+        scale = np.abs(slow.H_L).max() * problem.n_triplets
+        np.testing.assert_allclose(fast.H_L, slow.H_L, rtol=0, atol=1e-12 * scale)
+        np.testing.assert_allclose(fast.H_L, problem.sum_over(fast.in_L, fast.n_L), rtol=0, atol=1e-12 * scale)
+        assert (fast.known is None) == (slow.known is None) == (not known)
+        if known:
+            assert fast.known[0] is M and np.array_equal(fast.known[1], slow.known[1])
+            np.testing.assert_allclose(fast.known[1], problem.margins(M, fast.active.idx), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear"])

@@ -1,5 +1,7 @@
 """The path's status says how it ended: converged only when every λ met its gap test and the elasticity test ended
 the path (Sec. 5)."""
+import pytest
+
 from solvers.metric import path
 from solvers.metric.path import PaidScreening, regularization_path
 from solvers.metric.projected_gradient import initial_step
@@ -40,16 +42,26 @@ def test_path_screening_after_the_ranges_backs_off_while_it_does_not_pay_and_ret
     assert paid.due() and paid.due()
 
 
-def test_the_papers_path_screens_after_the_ranges_at_every_lambda_and_the_default_where_it_paid(monkeypatch):
+@pytest.mark.parametrize("ranges", [True, False], ids=["ranges", "rrpb-over-T"])
+def test_the_papers_path_runs_every_bound_at_every_lambda_and_the_default_the_later_ones_where_they_paid(
+        ranges, monkeypatch):
+    """Step 1 (RRPB over all of T, or its ranges) at every λ either way; step 2 (PGB) at every λ on the paper's
+    path, and only at some on the default one."""
     p = tiny("iris", 6)
     calls = []
     real = path._path_screen
-    monkeypatch.setattr(path, "_path_screen", lambda *args: calls.append(args[5]) or real(*args))  # args[5]: λ
-    every = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False, paid_screening=False)
-    assert calls == every.table["lam"].iloc[1:].tolist()  # step 2 at every λ of the path
+    monkeypatch.setattr(path, "_path_screen", lambda *args: calls.append((args[1], args[5])) or real(*args))
+    every = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False, paid_screening=False,
+                                range_screening=ranges)
+    lams = every.table["lam"].iloc[1:].tolist()
+    assert [lam for bounds, lam in calls if bounds == ("pgb",)] == lams
+    assert [lam for bounds, lam in calls if bounds == ("rrpb",)] == ([] if ranges else lams)
     calls.clear()
-    paid = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False)
-    assert set(calls) <= set(paid.table["lam"].iloc[1:]) and calls
+    paid = regularization_path(p, bounds=("rrpb", "pgb"), rho=0.6, tol=1e-8, analysis=False, range_screening=ranges)
+    lams = paid.table["lam"].iloc[1:].tolist()
+    later = [lam for bounds, lam in calls if bounds == ("pgb",)]
+    assert set(later) <= set(lams) and later
+    assert [lam for bounds, lam in calls if bounds == ("rrpb",)] == ([] if ranges else lams)
     # the same minimisers either way (strong convexity: ‖M − M*‖ ≤ sqrt(2 gap/λ) for each)
     assert paid.table["lam"].tolist() == every.table["lam"].tolist()
     for s in range(1, len(paid.solutions)):

@@ -65,6 +65,17 @@ def test_path_screening_is_safe(small, naive_paths, bounds, rule):
 
 
 @pytest.mark.parametrize("rule", ["sphere", "linear"])
+@pytest.mark.parametrize("bounds, paid", [(("rrpb",), True), (("rrpb", "pgb"), True), (("rrpb", "pgb"), False)],
+                         ids=["rrpb", "rrpb+pgb", "rrpb+pgb-every-lambda"])
+def test_rrpb_over_all_triplets_is_safe(small, naive_paths, bounds, paid, rule):
+    """Without ranges RRPB screens all of T at every λ from (M_{t−1}, λ_{t−1}, ε_{t−1}) (Table 4's protocol), and
+    narrows one unscreened problem each time, its H_L̂ updated by the triplets that changed sides."""
+    res = regularization_path(small, bounds=bounds, rule=rule, rho=RHO, tol=1e-8, max_iter=50_000,
+                              keep_masks=True, analysis=False, paid_screening=paid)
+    assert_safe(small, res, naive_paths[id(small)], 1e-8)
+
+
+@pytest.mark.parametrize("rule", ["sphere", "linear"])
 def test_path_screening_after_the_ranges_at_every_lambda_is_safe(small, naive_paths, rule):
     """PGB after RRPB's ranges runs where it pays by default (``path.PaidScreening``); the paper's path runs it at
     every λ, and so every λ's step 2 is checked here."""

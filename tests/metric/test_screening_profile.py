@@ -29,7 +29,7 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
     of the ledger), the ledger's parts fit inside it, and the solver's functions are restored afterwards."""
     before = (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where, TripletSubset.pair_values,
               TripletProblem.weighted_pairs, path_module._path_screen)
-    row = profile_path(iris_tiny, ("rrpb",), **PATH)
+    row = profile_path(iris_tiny, ("rrpb",), range_screening=True, **PATH)
     assert (RangeLedger.step, TripletProblem.subset, TripletProblem.pair_values_where, TripletSubset.pair_values,
             TripletProblem.weighted_pairs, path_module._path_screen) == before
 
@@ -41,7 +41,7 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
             counted.append(int(np.count_nonzero(self.release <= t)))
         return step(self, t, lam, reference)
     monkeypatch.setattr(RangeLedger, "step", counting)
-    plain = regularization_path(iris_tiny, bounds=("rrpb",), analysis=False, **PATH)
+    plain = regularization_path(iris_tiny, bounds=("rrpb",), analysis=False, range_screening=True, **PATH)
     assert len(plain.table) - 1 == row["lambdas"]
     assert row["candidates"] == pytest.approx(sum(counted) / row["lambdas"])
     assert row["candidates"] >= row["left active"] > 0
@@ -52,7 +52,8 @@ def test_profile_counts_the_ledgers_candidates_and_leaves_the_path_as_it_was(iri
 
 @pytest.mark.parametrize("bounds", [("dgb",), ("pgb",)])
 def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny, bounds, monkeypatch):
-    """Every timed evaluation of the floor is a whole pass over all triplets, none read from an earlier one."""
+    """Every timed evaluation of the floor is a whole pass over all triplets, none read from an earlier one
+    (RRPB over all of T has no evaluation in its floor: its test is below)."""
     passes = []
     terms = TripletSubset.loss_terms
 
@@ -66,6 +67,29 @@ def test_profile_of_a_path_step_times_its_floor_from_whole_evaluations(iris_tiny
     assert row["ledger"] == 0 and row["candidates"] == 0
     assert row["path step"] > 0 and row["floor"] > 0
     assert row["path step"] <= row["screening"] + 1e-9  # the path step is timed inside the path's screening
+
+
+def test_profile_of_rrpb_over_all_triplets_times_a_margins_pass_and_no_evaluation(iris_tiny, monkeypatch):
+    """Without ranges RRPB is a path step over all of T; its floor is one margins pass over every triplet at the
+    last solution (its centre is a multiple of M_{t−1}), timed on copies so that nothing is read from a cache."""
+    passes = []
+    margins = TripletProblem.margins
+
+    def counting(self, M, idx=None):
+        passes.append(self.n_triplets if idx is None else len(idx))
+        return margins(self, M, idx)
+    evaluations = []
+    terms = TripletSubset.loss_terms
+    monkeypatch.setattr(TripletSubset, "loss_terms", lambda self, *a: evaluations.append(1) or terms(self, *a))
+    row = profile_path(iris_tiny, ("rrpb",), **PATH)
+    evaluated = len(evaluations)
+    monkeypatch.setattr(TripletProblem, "margins", counting)
+    again = profile_path(iris_tiny, ("rrpb",), **PATH)
+    repeats = screening_profile._EVALUATION_REPEATS
+    assert passes[-repeats:] == [iris_tiny.n_triplets] * repeats
+    assert len(evaluations) == 2 * evaluated  # the floor made no evaluation beyond the path's own
+    assert row["ledger"] == 0 and row["candidates"] == 0 and row["path step"] > 0 and row["floor"] > 0
+    assert again["lambdas"] == row["lambdas"]
 
 
 def test_bench_prints_the_profile(capsys):
