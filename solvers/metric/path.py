@@ -14,8 +14,9 @@ Step 2 runs only while it pays (``PaidScreening``): on iris, wine and segment PG
 triplets RRPB's ranges left, 0.1–0.2 solver iterations' worth a λ, for 1.7–2.6 iterations' worth of work (one
 evaluation of the reduced problem, then the rule, forming the margins at its centre as it reads them, and the
 narrowing, one compiled pass each). Where it does pay, it runs at every λ.
-Ranges are not the default: at ρ = 0.9 they cover a few grid steps, so most of T comes back as candidates at
-every λ, and deciding a candidate's range costs several times what the rule's pass over a triplet does.
+Ranges are the default only where a margin costs O(d²) (the triplets backend, the paper's cost model): on the pair
+backend at ρ = 0.9 they cover a few grid steps, so most of T comes back as candidates at every λ, and deciding a
+candidate's range costs several times what the rule's pass over a triplet does.
 ε_t = sqrt(2 gap_t/λ_t) (DGB radius at termination, after Thm 3.10). The path stops when the elasticity of
 the loss, [(loss_{t−1} − loss_t)/loss_{t−1}]·[λ_{t−1}/(λ_{t−1} − λ_t)], drops below ``stop`` (Sec. 5),
 with loss = Σ_t ℓ(⟨M, H_t⟩) of the reduced problem at the solution (ambiguity 9).
@@ -94,6 +95,14 @@ class PathResult:
         return int((self.table["status"] == "max_iter").sum())
 
 
+def uses_ranges(problem: TripletProblem, bounds: tuple[str, ...], range_screening: bool | None) -> bool:
+    """Whether a path keeps RRPB's ranges across λ: as asked, or by default (None) where RRPB is a bound and a
+    margin costs O(d²) (``regularization_path``)."""
+    if range_screening is None:
+        return "rrpb" in bounds and problem.backend == "triplets"
+    return bool(range_screening)
+
+
 def _check_bounds(bounds) -> tuple[str, ...]:
     bounds = tuple(bounds)
     bad = [b for b in bounds if b not in PATH_BOUNDS]
@@ -105,13 +114,15 @@ def _check_bounds(bounds) -> tuple[str, ...]:
 def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule: str = "sphere",
                         rho: float = 0.9, tol: float = 1e-6, max_iter: int = 10_000, max_steps: int = 200,
                         stop: float = 0.01, period: int = 10, active_set: bool = False, refresh: int = 10,
-                        range_screening: bool = False, lam_start: float | None = None,
+                        range_screening: bool | None = None, lam_start: float | None = None,
                         time_limit: float | None = None, analysis: bool = True, keep_masks: bool = False,
                         paid_screening: bool = True, callback=None) -> PathResult:
     """Solve along λ_t = ρ^t λ_max with the chosen screening; ``bounds=()`` is the naive path.
 
     ``range_screening``: RRPB as ranges across λ (step 1 of the module docstring), with or without RRPB among
-    ``bounds``. ``paid_screening``: step 2 runs only where it pays (``PaidScreening``); False runs it at every
+    ``bounds``; None: where RRPB is a bound and a margin costs O(d²) (the triplets backend), since a covered
+    triplet's margin is then never recomputed, and not on the pair backend, where a margin is two reads of the
+    pair values and a pass over T costs less than deciding ranges. ``paid_screening``: step 2 runs only where it pays (``PaidScreening``); False runs it at every
     λ, as the paper's path does (to reproduce its RRPB+PGB row).
 
     ``analysis`` adds, outside the timed work, the true partition |L*|, |C*|, |R*| at each solution and the
@@ -137,7 +148,7 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     prev_loss = float(loss(problem.margins(M), gamma).sum())
     rows, histories, rounds, solutions, masks = [], [], [], [M], []
     ledger_type = RangeLedger if problem.torch is None else TorchRangeLedger
-    ledger = ledger_type(problem, rho, keep_masks, max_steps) if range_screening else None
+    ledger = ledger_type(problem, rho, keep_masks, max_steps) if uses_ranges(problem, bounds, range_screening) else None
     # the ledger applies RRPB with the sphere rule; a stronger rule still gets RRPB's sphere on what is left
     path_bounds = tuple(b for b in bounds if b != "rrpb" or rule != "sphere" or ledger is None)
     # at every λ: the ledger's ranges, or else the first bound over all of T; the bounds after them where they pay

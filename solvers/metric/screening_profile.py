@@ -160,7 +160,7 @@ def profile_path(problem: TripletProblem, bounds: tuple[str, ...], **path_option
     out["dynamic rounds"] = screening - out["ledger"] - out["path step"]
     for name in ("candidates", "released", "left active"):
         out[name] = timers.counts.get(name, 0) / max(lambdas, 1)
-    if path_options.get("range_screening"):  # timed by the compiled floor, on the pair backend in numpy only
+    if path_module.uses_ranges(problem, bounds, path_options.get("range_screening")):  # the ledger's floor
         out["floor"] = ledger_floor if timers.counts.get("candidates") else float("nan")
     else:
         M = result.solutions[-1]

@@ -80,3 +80,19 @@ def test_each_lambda_starts_from_the_step_its_predecessor_ended_with():
     for before, after in zip(sizes, sizes[1:]):
         assert after[0] == before[-1]
     assert max(s[0] for s in sizes[1:]) > 10 * sizes[0][0]  # the warm steps are far longer than η_0
+
+
+@pytest.mark.parametrize("backend, ranges", [("pairs", False), ("triplets", True)])
+def test_rrpb_keeps_ranges_by_default_only_where_a_margin_costs_d_squared(backend, ranges, monkeypatch):
+    """``range_screening=None``: RRPB's ranges on the triplets backend (a margin costs O(d²) there, and a covered
+    triplet's is never recomputed), RRPB over all of T on the pair backend; asked for, ranges on either."""
+    p = tiny("iris", 6, backend=backend)
+    steps = []
+    real = path.RangeLedger.step
+    monkeypatch.setattr(path.RangeLedger, "step", lambda self, *a: steps.append(a[0]) or real(self, *a))
+    regularization_path(p, bounds=("rrpb",), rho=0.6, tol=1e-6, analysis=False, max_steps=5)
+    assert bool(steps) == ranges
+    regularization_path(p, bounds=("pgb",), rho=0.6, tol=1e-6, analysis=False, max_steps=5)
+    assert bool(steps) == ranges  # no RRPB, no ranges
+    regularization_path(p, bounds=("rrpb",), rho=0.6, tol=1e-6, analysis=False, max_steps=5, range_screening=True)
+    assert steps
