@@ -50,9 +50,9 @@ MAX_SKIPPED_STEPS = 16
 class PaidScreening:
     """When step 2 (path screening by the bounds after RRPB's ranges or the first bound) runs: at a λ where, at its
     last run, it paid, that is, the share of the active triplets it screened times the solver's iterations at
-    that λ (the iterations' worth of work it saved) was at least PATH_BOUND_COST. After a run that did not pay it skips 1
-    step, then 2, 4, … up to MAX_SKIPPED_STEPS while it keeps not paying, and pays again as soon as it runs and
-    pays. Skipping a safe screening test is safe: the reduced problem is only larger. Deterministic (counts,
+    that λ (the iterations' worth of work it saved) was at least PATH_BOUND_COST. After a run that did not pay it
+    skips 1 step, then 2, 4, … up to MAX_SKIPPED_STEPS while it keeps not paying, and pays again as soon as it runs
+    and pays. Skipping a safe screening test is safe: the reduced problem is only larger. Deterministic (counts,
     not timings), so a path is the same from run to run."""
 
     def __init__(self) -> None:
@@ -122,8 +122,10 @@ def regularization_path(problem: TripletProblem, *, bounds=("rrpb", "pgb"), rule
     ``range_screening``: RRPB as ranges across λ (step 1 of the module docstring), with or without RRPB among
     ``bounds``; None: where RRPB is a bound and a margin costs O(d²) (the triplets backend), since a covered
     triplet's margin is then never recomputed, and not on the pair backend, where a margin is two reads of the
-    pair values and a pass over T costs less than deciding ranges. ``paid_screening``: step 2 runs only where it pays (``PaidScreening``); False runs it at every
-    λ, as the paper's path does (to reproduce its RRPB+PGB row).
+    pair values and a pass over T costs less than deciding ranges.
+
+    ``paid_screening``: step 2 runs only where it pays (``PaidScreening``); False runs it at every λ, as the
+    paper's path does (to reproduce its RRPB+PGB row).
 
     ``analysis`` adds, outside the timed work, the true partition |L*|, |C*|, |R*| at each solution and the
     radius of every bound at the start of each λ. ``callback(row)`` sees each λ's row; False stops the path.
