@@ -113,6 +113,11 @@ def method_labels(args) -> list[str]:
     return [baseline_label(args), *(label for label, _ in selected_configs(args))]
 
 
+def range_screening(args) -> bool | None:
+    """RRPB's ranges: always for Table 2 and ``--range``; otherwise the path's default (``path.uses_ranges``)."""
+    return True if args.table == "2" or args.range else None
+
+
 def run_method(problem, label: str, args) -> dict:
     """One row's path on ``problem``: {time, screen, lambdas, solutions} (a job of ``--workers N``: one method ×
     trial, solvers/sweep/tables.py; ``time`` on the clock in use)."""
@@ -123,7 +128,7 @@ def run_method(problem, label: str, args) -> dict:
         res = regularization_path(problem, bounds=(), **common)
     else:
         res = regularization_path(problem, bounds=dict(CONFIGS[args.table])[label], rule=args.rule,
-                                  range_screening=True if args.table == "2" or args.range else None,
+                                  range_screening=range_screening(args),
                                   paid_screening=not args.every_lambda, **common)
     return {"time": float(res.table["time"].sum()), "screen": float(res.table["screen_time"].sum()),
             "lambdas": len(res.table) - 1, "solutions": res.solutions}
@@ -250,7 +255,7 @@ def profile_main(names: list[str], args) -> int:
         print(f"{name}: {sizes}", flush=True)
         for text in profile_rows(problem, name, selected_configs(args), rule=args.rule, rho=args.rho, tol=args.tol,
                                  max_iter=args.max_iter, max_steps=args.max_steps, active_set=args.table == "2",
-                                 range_screening=True if args.table == "2" or args.range else None,
+                                 range_screening=range_screening(args),
                                  paid_screening=not args.every_lambda):
             print(text, flush=True)
     return 0

@@ -16,9 +16,8 @@ floor of the path step at each λ_t:
 - PGB, GB and CDGB: that evaluation (their centre and radius come from ∇P̃ at M_{t−1}) and one margins pass over
   every triplet at the centre, for the rule.
 The floor is the first bound's (the one that runs at every λ); the last three are timed once, at the path's last
-solution (median of five). "share at the floor" is the floor's
-time over the floor's time plus the path's solver time: the share the row would have if its path step cost only
-its floor and its dynamic rounds cost nothing. The timers wrap the functions only during the profile.
+solution (median of five). "share at the floor" is the floor's time over the floor's time plus the path's solver
+time: the share the row would have if its path step cost only its floor and its dynamic rounds cost nothing. The timers wrap the functions only during the profile.
 """
 from __future__ import annotations
 
